@@ -1,0 +1,358 @@
+//! `cargo labs verify`: the maintainers' proof of the lab contract, run by scripts/test.
+//! For every lab: the starter fails exactly as its Cargo.toml says; the compiler's
+//! text for a starter that does not compile matches its snapshot (the book includes
+//! it); the solution passes every test; every wrong answer in solutions/NN-slug/wrong
+//! fails exactly as its header says; the solution has no `'static` it did not declare.
+//!
+//! A wrong answer is a file that replaces one anchored region of the solution's
+//! src/lib.rs (`//! replaces: NAME`, default `solution`). Its header names how it must
+//! fail: `//! expect-fail: test_a, test_b` or `//! expect-error: E0308`. verify builds
+//! it as a throwaway crate in target/labs-runner/wrong/, with the solution's tests and
+//! the solutions workspace's pinned dependencies.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::labs::{Expect, Lab, Paths, read_toml};
+use crate::outcome::{Crate, Outcome};
+use crate::style;
+
+pub struct Row {
+    pub ok: bool,
+    pub what: String,
+    pub detail: String,
+}
+
+pub fn verify(paths: &Paths, labs: &[&Lab], bless: bool) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
+    for lab in labs {
+        let solution_dir = paths.solutions.join(&lab.slug);
+        let push = |rows: &mut Vec<Row>, what: &str, result: Result<String, String>| {
+            let row = match result {
+                Ok(detail) => Row { ok: true, what: format!("{} {what}", lab.slug), detail },
+                Err(detail) => Row { ok: false, what: format!("{} {what}", lab.slug), detail },
+            };
+            println!(
+                "{} {:<40} {}",
+                if row.ok { style::green("ok  ") } else { style::red("FAIL") },
+                row.what,
+                row.detail
+            );
+            rows.push(row);
+        };
+
+        // The starter, as the learner gets it.
+        let starter = Crate { workspace: &paths.labs, package: &lab.package, target_dir: None }.evaluate()?;
+        push(&mut rows, "starter is red", expect(&lab.starter, &starter));
+        if let Outcome::DoesNotCompile { rendered, .. } = &starter {
+            push(&mut rows, "starter error snapshot", snapshot(&solution_dir.join("starter.stderr"), rendered, bless));
+        }
+
+        // The solution.
+        if !solution_dir.is_dir() {
+            push(&mut rows, "solution exists", Err(format!("no {}", solution_dir.display())));
+            continue;
+        }
+        let manifest = read_toml(&solution_dir.join("Cargo.toml"))?;
+        let package = manifest["package"]["name"].as_str().unwrap_or_default().to_owned();
+        let solved = Crate { workspace: &paths.solutions, package: &package, target_dir: None }.evaluate()?;
+        push(
+            &mut rows,
+            "solution is green",
+            if solved.is_done() { Ok(solved.summary()) } else { Err(failure_text(&solved)) },
+        );
+        push(&mut rows, "solution has no 'static", no_static(&solution_dir, &manifest));
+
+        // The wrong answers.
+        for wrong in wrong_answers(&solution_dir)? {
+            let name = wrong.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+            let result = check_wrong(paths, lab, &solution_dir, &manifest, &wrong, &name);
+            push(&mut rows, &format!("wrong/{name}.rs is red"), result);
+        }
+    }
+    Ok(rows)
+}
+
+/// Does the outcome fail exactly as expected?
+fn expect(expected: &Expect, got: &Outcome) -> Result<String, String> {
+    let sorted = |v: &[String]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v
+    };
+    match (expected, got) {
+        (Expect::Errors(want), Outcome::DoesNotCompile { codes, uncoded, .. })
+            if sorted(want) == sorted(&[codes.as_slice(), uncoded.as_slice()].concat()) =>
+        {
+            Ok(got.summary())
+        }
+        (Expect::Fails(want), Outcome::Failing { failed, .. }) if sorted(want) == *failed => {
+            Ok(format!("fails {}", failed.join(", ")))
+        }
+        (Expect::Errors(want), _) => {
+            Err(format!("expected errors [{}], got: {}", want.join(", "), failure_text(got)))
+        }
+        (Expect::Fails(want), _) => {
+            Err(format!("expected failing tests [{}], got: {}", want.join(", "), failure_text(got)))
+        }
+    }
+}
+
+fn failure_text(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::DoesNotCompile { codes, uncoded, .. } => {
+            let all: Vec<String> = codes.iter().chain(uncoded).map(|e| format!("`{e}`")).collect();
+            format!("does not compile, errors {}", all.join(", "))
+        }
+        Outcome::Failing { failed, .. } => format!("{}: {}", outcome.summary(), failed.join(", ")),
+        other => other.summary(),
+    }
+}
+
+/// Compares rustc's text with the committed snapshot, or writes it with --bless.
+fn snapshot(file: &Path, rendered: &str, bless: bool) -> Result<String, String> {
+    let now = normalize(rendered);
+    let shown = file.strip_prefix(file.ancestors().nth(3).unwrap_or(file)).unwrap_or(file).display();
+    if bless {
+        fs::write(file, &now).map_err(|e| format!("{}: {e}", file.display()))?;
+        return Ok(format!("wrote {shown}"));
+    }
+    let before = fs::read_to_string(file).unwrap_or_default();
+    if before == now {
+        return Ok(format!("matches {shown}"));
+    }
+    let line = before.lines().zip(now.lines()).position(|(a, b)| a != b).unwrap_or(before.lines().count().min(now.lines().count()));
+    Err(format!(
+        "{shown} differs from what rustc prints now (first difference at line {}: {:?}); \
+         if the change is expected, run `cargo labs verify --bless`",
+        line + 1,
+        now.lines().nth(line).unwrap_or("<end of output>")
+    ))
+}
+
+/// Makes compiler text independent of the machine: registry and toolchain paths.
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(&shorten(&shorten(line, "/registry/src/", "$CARGO/"), "/rustc/", "$RUST/"));
+        out.push('\n');
+    }
+    out
+}
+
+/// Replaces ".../registry/src/index.crates.io-XXXX/" (or "/rustc/HASH/") by `with`.
+fn shorten(line: &str, marker: &str, with: &str) -> String {
+    let Some(at) = line.find(marker) else { return line.to_owned() };
+    let start = line[..at].rfind(|c: char| c.is_whitespace()).map_or(0, |i| i + 1);
+    let after = at + marker.len();
+    let Some(end) = line[after..].find('/') else { return line.to_owned() };
+    let mut rest = &line[after + end + 1..];
+    if marker == "/rustc/" {
+        rest = rest.strip_prefix("library/").unwrap_or(rest);
+    }
+    format!("{}{with}{rest}", &line[..start])
+}
+
+/// `'static` in a solution is a contract breach unless its Cargo.toml says why.
+fn no_static(solution_dir: &Path, manifest: &toml::Table) -> Result<String, String> {
+    let allowed = manifest.get("package").and_then(|p| p.get("metadata")).and_then(|m| m.get("lab"))
+        .and_then(|l| l.get("allow-static")).and_then(|a| a.as_str());
+    let mut hits = Vec::new();
+    for file in rust_files(&solution_dir.join("src"))? {
+        let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("'static") {
+                hits.push(format!("{}:{}", file.file_name().unwrap_or_default().to_string_lossy(), n + 1));
+            }
+        }
+    }
+    match (hits.is_empty(), allowed) {
+        (true, _) => Ok("no 'static".into()),
+        (false, Some(why)) => Ok(format!("'static allowed: {why}")),
+        (false, None) => Err(format!(
+            "'static at {} (say why in [package.metadata.lab] allow-static, or remove it)",
+            hits.join(", ")
+        )),
+    }
+}
+
+fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.is_dir() {
+            files.extend(rust_files(&path)?);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn wrong_answers(solution_dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let dir = solution_dir.join("wrong");
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    rust_files(&dir)
+}
+
+/// A wrong answer's header and body.
+struct Wrong {
+    expect: Expect,
+    replaces: String,
+    body: String,
+}
+
+fn parse_wrong(text: &str) -> Result<Wrong, String> {
+    let list = |s: &str| s.split(',').map(|x| x.trim().to_owned()).filter(|x| !x.is_empty()).collect();
+    let (mut expect, mut replaces, mut body) = (None, "solution".to_owned(), String::new());
+    for line in text.lines() {
+        match line.strip_prefix("//!").map(str::trim) {
+            Some(h) if h.starts_with("expect-fail:") => expect = Some(Expect::Fails(list(&h[12..]))),
+            Some(h) if h.starts_with("expect-error:") => expect = Some(Expect::Errors(list(&h[13..]))),
+            Some(h) if h.starts_with("replaces:") => replaces = h[9..].trim().to_owned(),
+            Some(_) => {}
+            None => {
+                body.push_str(line);
+                body.push('\n');
+            }
+        }
+    }
+    let expect = expect.ok_or("the header needs `//! expect-fail: …` or `//! expect-error: …`")?;
+    Ok(Wrong { expect, replaces, body })
+}
+
+/// The solution's source with the anchored region `name` replaced by `body`.
+fn splice(source: &str, name: &str, body: &str) -> Result<String, String> {
+    let is = |line: &str, tag: &str| line.trim() == format!("// {tag}: {name}");
+    let lines: Vec<&str> = source.lines().collect();
+    let start = lines.iter().position(|l| is(l, "ANCHOR")).ok_or(format!("no `// ANCHOR: {name}`"))?;
+    let end = lines.iter().position(|l| is(l, "ANCHOR_END")).ok_or(format!("no `// ANCHOR_END: {name}`"))?;
+    let mut out = lines[..start].join("\n");
+    out.push('\n');
+    out.push_str(body);
+    out.push_str(&lines[end + 1..].join("\n"));
+    out.push('\n');
+    Ok(out)
+}
+
+fn check_wrong(
+    paths: &Paths,
+    lab: &Lab,
+    solution_dir: &Path,
+    manifest: &toml::Table,
+    file: &Path,
+    name: &str,
+) -> Result<String, String> {
+    let wrong = parse_wrong(&fs::read_to_string(file).map_err(|e| e.to_string())?)?;
+    let lib = fs::read_to_string(solution_dir.join("src/lib.rs")).map_err(|e| e.to_string())?;
+    let dir = paths.target.join("labs-runner/wrong").join(&lab.slug).join(name);
+    fs::create_dir_all(dir.join("src")).map_err(|e| format!("{}: {e}", dir.display()))?;
+    fs::write(dir.join("src/lib.rs"), splice(&lib, &wrong.replaces, &wrong.body)?).map_err(|e| e.to_string())?;
+    let package = format!("wrong-{}-{}", lab.package, name.replace('_', "-"));
+    let cargo_toml = wrong_manifest(paths, solution_dir, manifest, &package)?;
+    fs::write(dir.join("Cargo.toml"), cargo_toml).map_err(|e| e.to_string())?;
+    // The solutions' lock file keeps every dependency at the version the solution uses.
+    let _ = fs::copy(paths.solutions.join("Cargo.lock"), dir.join("Cargo.lock"));
+    let outcome = Crate { workspace: &dir, package: &package, target_dir: Some(paths.target.clone()) }.evaluate()?;
+    expect(&wrong.expect, &outcome)
+}
+
+/// A stand-alone manifest: the solution's library name and tests, and its dependencies
+/// resolved against the solutions workspace's `[workspace.dependencies]`.
+fn wrong_manifest(paths: &Paths, solution_dir: &Path, manifest: &toml::Table, package: &str) -> Result<String, String> {
+    use toml::{Table, Value};
+    let ws = read_toml(&paths.solutions.join("Cargo.toml"))?;
+    let ws_deps = ws["workspace"]["dependencies"].as_table().cloned().unwrap_or_default();
+    let edition = ws["workspace"]["package"]["edition"].clone();
+    let sol_package = manifest["package"]["name"].as_str().unwrap_or_default();
+    let lib_name = manifest.get("lib").and_then(|l| l.get("name")).and_then(|n| n.as_str())
+        .map(str::to_owned).unwrap_or_else(|| sol_package.replace('-', "_"));
+
+    let mut out = Table::new();
+    let mut pkg = Table::new();
+    pkg.insert("name".into(), package.into());
+    pkg.insert("version".into(), "0.0.0".into());
+    pkg.insert("edition".into(), edition);
+    pkg.insert("publish".into(), false.into());
+    out.insert("package".into(), pkg.into());
+    let mut lib = Table::new();
+    lib.insert("name".into(), lib_name.into());
+    lib.insert("path".into(), "src/lib.rs".into());
+    out.insert("lib".into(), lib.into());
+
+    let mut tests = Vec::new();
+    for test in manifest.get("test").and_then(|t| t.as_array()).into_iter().flatten() {
+        let mut t = test.as_table().cloned().unwrap_or_default();
+        if let Some(path) = t.get("path").and_then(|p| p.as_str()) {
+            let absolute = solution_dir.join(path).to_string_lossy().into_owned();
+            t.insert("path".into(), absolute.into());
+        }
+        tests.push(Value::Table(t));
+    }
+    out.insert("test".into(), Value::Array(tests));
+
+    for section in ["dependencies", "dev-dependencies"] {
+        let Some(deps) = manifest.get(section).and_then(|d| d.as_table()) else { continue };
+        let mut resolved = Table::new();
+        for (name, spec) in deps {
+            let inherits = spec.get("workspace").and_then(|w| w.as_bool()) == Some(true);
+            let base = if inherits {
+                ws_deps.get(name).ok_or(format!("{name} is not in [workspace.dependencies]"))?
+            } else {
+                spec
+            };
+            let mut dep = match base {
+                Value::String(version) => Table::from_iter([("version".to_owned(), Value::from(version.clone()))]),
+                other => other.as_table().cloned().unwrap_or_default(),
+            };
+            if let Some(Value::Array(more)) = spec.get("features") {
+                let mut features = dep.get("features").and_then(|f| f.as_array()).cloned().unwrap_or_default();
+                features.extend(more.iter().cloned());
+                dep.insert("features".into(), Value::Array(features));
+            }
+            for (key, value) in spec.as_table().into_iter().flatten() {
+                if key != "workspace" && key != "features" {
+                    dep.insert(key.clone(), value.clone());
+                }
+            }
+            resolved.insert(name.clone(), Value::Table(dep));
+        }
+        out.insert(section.into(), Value::Table(resolved));
+    }
+    // A workspace of its own, so the solutions workspace does not claim it.
+    out.insert("workspace".into(), Value::Table(Table::new()));
+    toml::to_string(&out).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splices_an_anchored_region() {
+        let src = "use x;\n// ANCHOR: f\nfn f() {}\n// ANCHOR_END: f\nfn g() {}\n";
+        assert_eq!(splice(src, "f", "fn f() { wrong() }\n").unwrap(), "use x;\nfn f() { wrong() }\nfn g() {}\n");
+        assert!(splice(src, "h", "").is_err());
+    }
+
+    #[test]
+    fn reads_a_wrong_answer_header() {
+        let w = parse_wrong("//! Wrong: slow.\n//! expect-fail: a, b\n//! replaces: f\n\nfn f() {}\n").unwrap();
+        assert!(matches!(w.expect, Expect::Fails(ref t) if t == &["a", "b"]));
+        assert_eq!(w.replaces, "f");
+        assert_eq!(w.body, "\nfn f() {}\n");
+        assert!(parse_wrong("fn f() {}").is_err());
+    }
+
+    #[test]
+    fn normalizes_machine_paths() {
+        let line = "  --> /root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/tokio-1.54.1/src/task/spawn.rs:168:21";
+        assert_eq!(normalize(line), "  --> $CARGO/tokio-1.54.1/src/task/spawn.rs:168:21\n");
+        let std_line = "  --> /rustc/59807616e0000000000000000000000000000000/library/core/src/future/mod.rs:1:1";
+        assert_eq!(normalize(std_line), "  --> $RUST/core/src/future/mod.rs:1:1\n");
+    }
+}
