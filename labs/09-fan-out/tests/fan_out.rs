@@ -12,6 +12,7 @@ use tokio::time::{Instant, sleep};
 
 const MS: Duration = Duration::from_millis(1);
 
+// ANCHOR: context
 /// A fake backend, single-threaded on purpose: nothing in it is `Send` or `Sync`.
 struct Context {
     /// How long the request for an id takes.
@@ -46,6 +47,7 @@ impl Context {
     }
 }
 
+// ANCHOR_END: context
 /// Counts a request as in flight until it is dropped, finished or not.
 struct InFlight(Rc<Cell<usize>>);
 
@@ -68,7 +70,10 @@ impl Backend for Context {
         if self.failing == Some(id) {
             return Err(FetchError { id });
         }
-        Ok(Profile { id, name: format!("user-{id}") })
+        Ok(Profile {
+            id,
+            name: format!("user-{id}"),
+        })
     }
 }
 
@@ -81,6 +86,7 @@ fn ids_of(profiles: &[Profile]) -> Vec<u32> {
     profiles.iter().map(|p| p.id).collect()
 }
 
+// ANCHOR: concurrently
 #[tokio::test(start_paused = true)]
 async fn requests_run_concurrently() {
     let ctx = Context::new(|_| 100 * MS);
@@ -94,9 +100,14 @@ async fn requests_run_concurrently() {
         100 * MS,
         "10 requests of 100 ms each should take 100 ms in total when they run concurrently"
     );
-    assert_eq!(ctx.peak.get(), 10, "all 10 requests should be in flight at once");
+    assert_eq!(
+        ctx.peak.get(),
+        10,
+        "all 10 requests should be in flight at once"
+    );
     assert_eq!(profiles.len(), 10);
 }
+// ANCHOR_END: concurrently
 
 #[tokio::test(start_paused = true)]
 async fn profiles_come_back_in_request_order() {
@@ -106,8 +117,18 @@ async fn profiles_come_back_in_request_order() {
 
     let profiles = run(&ctx, &ids).await.expect("no request fails here");
 
-    assert_eq!(ids_of(&profiles), ids, "profiles must come back in the order asked");
-    assert_eq!(profiles[0], Profile { id: 1, name: "user-1".into() });
+    assert_eq!(
+        ids_of(&profiles),
+        ids,
+        "profiles must come back in the order asked"
+    );
+    assert_eq!(
+        profiles[0],
+        Profile {
+            id: 1,
+            name: "user-1".into()
+        }
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -158,9 +179,17 @@ async fn an_error_stops_the_other_requests() {
         10 * MS,
         "fan_out should return as soon as one request fails, not wait for the others"
     );
-    assert_eq!(ctx.in_flight.get(), 0, "no request may outlive the call to fan_out");
+    assert_eq!(
+        ctx.in_flight.get(),
+        0,
+        "no request may outlive the call to fan_out"
+    );
 
     // Give any request that escaped the call plenty of time to finish on its own.
     sleep(1000 * MS).await;
-    assert_eq!(ctx.finished.get(), 1, "only the failed request may run to the end");
+    assert_eq!(
+        ctx.finished.get(),
+        1,
+        "only the failed request may run to the end"
+    );
 }

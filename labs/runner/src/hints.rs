@@ -15,7 +15,9 @@ pub struct Hint {
 
 /// The hints of a README, in order.
 pub fn parse(readme: &str) -> Vec<Hint> {
-    let Some(start) = readme.find("## Hints") else { return Vec::new() };
+    let Some(start) = readme.find("## Hints") else {
+        return Vec::new();
+    };
     let section = &readme[start..];
     let section = match section[2..].find("\n## ") {
         Some(end) => &section[..end + 2],
@@ -28,13 +30,20 @@ pub fn parse(readme: &str) -> Vec<Hint> {
             let block = block.split("</details>").next()?;
             let (summary, body) = block.split_once("</summary>")?;
             let title = summary.split_once("<summary>")?.1.trim().to_owned();
-            Some(Hint { title, body: body.trim().to_owned() })
+            Some(Hint {
+                title,
+                body: body.trim().to_owned(),
+            })
         })
         .collect()
 }
 
 fn counter(paths: &Paths, lab: &Lab) -> std::path::PathBuf {
-    paths.target.join("labs-runner").join("hints").join(&lab.slug)
+    paths
+        .target
+        .join("labs-runner")
+        .join("hints")
+        .join(&lab.slug)
 }
 
 pub fn reveal(paths: &Paths, lab: &Lab, reset: bool) -> Result<(), String> {
@@ -42,7 +51,10 @@ pub fn reveal(paths: &Paths, lab: &Lab, reset: bool) -> Result<(), String> {
     let text = fs::read_to_string(&readme).map_err(|e| format!("{}: {e}", readme.display()))?;
     let hints = parse(&text);
     if hints.is_empty() {
-        return Err(format!("{} has no hints (a `## Hints` section of <details> blocks)", readme.display()));
+        return Err(format!(
+            "{} has no hints (a `## Hints` section of <details> blocks)",
+            readme.display()
+        ));
     }
     let file = counter(paths, lab);
     if reset {
@@ -50,20 +62,46 @@ pub fn reveal(paths: &Paths, lab: &Lab, reset: bool) -> Result<(), String> {
         println!("Hints for lab {} are hidden again.", lab.number);
         return Ok(());
     }
-    let shown: usize = fs::read_to_string(&file).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0);
+    let shown: usize = fs::read_to_string(&file)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
     let shown = (shown + 1).min(hints.len());
     write_counter(&file, shown)?;
 
-    println!("{}", style::bold(&format!("Lab {}: {}", lab.number, lab.title)));
+    println!(
+        "{}",
+        style::bold(&format!("Lab {}: {}", lab.number, lab.title))
+    );
     for (i, hint) in hints.iter().take(shown).enumerate() {
-        let heading = format!("Hint {} of {}: {}", i + 1, hints.len(), strip_prefix(&hint.title));
-        let heading = if i + 1 == shown { style::yellow(&heading) } else { style::dim(&heading) };
+        let heading = format!(
+            "Hint {} of {}: {}",
+            i + 1,
+            hints.len(),
+            strip_prefix(&hint.title)
+        );
+        let heading = if i + 1 == shown {
+            style::yellow(&heading)
+        } else {
+            style::dim(&heading)
+        };
         println!("\n{heading}\n{}", hint.body);
     }
     if shown < hints.len() {
-        println!("\n{}", style::dim(&format!("Run `cargo labs hint {}` again for the next hint.", lab.number)));
+        println!(
+            "\n{}",
+            style::dim(&format!(
+                "Run `cargo labs hint {}` again for the next hint.",
+                lab.number
+            ))
+        );
     } else {
-        println!("\n{}", style::dim("That was the last hint. The solution page comes right after the lab in the book."));
+        println!(
+            "\n{}",
+            style::dim(
+                "That was the last hint. The solution page comes right after the lab in the book."
+            )
+        );
     }
     Ok(())
 }

@@ -14,12 +14,20 @@ pub struct Paths {
 
 impl Paths {
     pub fn locate() -> Paths {
-        let labs = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("labs/").to_path_buf();
+        let labs = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("labs/")
+            .to_path_buf();
         let root = labs.parent().expect("repository root").to_path_buf();
         let target = std::env::var_os("CARGO_TARGET_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| root.join("target"));
-        Paths { solutions: root.join("solutions"), labs, root, target }
+        Paths {
+            solutions: root.join("solutions"),
+            labs,
+            root,
+            target,
+        }
     }
 }
 
@@ -30,6 +38,8 @@ pub enum Expect {
     Errors(Vec<String>),
     /// The tests compile, and exactly these tests fail.
     Fails(Vec<String>),
+    /// Every test passes (an alternative solution).
+    Pass,
 }
 
 pub struct Lab {
@@ -49,7 +59,10 @@ pub struct Lab {
 impl Lab {
     /// The page as served by `scripts/serve`.
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:3000/{}", self.page.trim_end_matches(".md").to_owned() + ".html")
+        format!(
+            "http://127.0.0.1:3000/{}",
+            self.page.trim_end_matches(".md").to_owned() + ".html"
+        )
     }
 }
 
@@ -61,12 +74,18 @@ pub fn is_lab_folder(name: &str) -> bool {
 
 pub fn read_toml(path: &Path) -> Result<toml::Table, String> {
     let text = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    text.parse::<toml::Table>().map_err(|e| format!("{}: {e}", path.display()))
+    text.parse::<toml::Table>()
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn strings(value: Option<&toml::Value>) -> Option<Vec<String>> {
     let items = value?.as_array()?;
-    Some(items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+    Some(
+        items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+    )
 }
 
 /// Every lab in `labs_dir`, in reading order.
@@ -95,9 +114,17 @@ fn read_lab(labs_dir: &Path, slug: &str) -> Result<Lab, String> {
         meta.get(key)
             .and_then(|v| v.as_str())
             .map(str::to_owned)
-            .ok_or_else(|| format!("{}: [package.metadata.lab] needs `{key}`", manifest.display()))
+            .ok_or_else(|| {
+                format!(
+                    "{}: [package.metadata.lab] needs `{key}`",
+                    manifest.display()
+                )
+            })
     };
-    let starter = match (strings(meta.get("starter-errors")), strings(meta.get("starter-fails"))) {
+    let starter = match (
+        strings(meta.get("starter-errors")),
+        strings(meta.get("starter-fails")),
+    ) {
         (Some(codes), None) => Expect::Errors(codes),
         (None, Some(tests)) => Expect::Fails(tests),
         _ => {
@@ -110,10 +137,15 @@ fn read_lab(labs_dir: &Path, slug: &str) -> Result<Lab, String> {
     Ok(Lab {
         slug: slug.to_owned(),
         number: slug[..2].to_owned(),
-        package: name.ok_or_else(|| format!("{}: no package name", manifest.display()))?.to_owned(),
+        package: name
+            .ok_or_else(|| format!("{}: no package name", manifest.display()))?
+            .to_owned(),
         title: text("title")?,
         page: text("page")?,
-        minutes: meta.get("minutes").and_then(|m| m.as_integer()).unwrap_or(0) as u32,
+        minutes: meta
+            .get("minutes")
+            .and_then(|m| m.as_integer())
+            .unwrap_or(0) as u32,
         starter,
         dir,
     })
@@ -123,9 +155,14 @@ fn read_lab(labs_dir: &Path, slug: &str) -> Result<Lab, String> {
 pub fn find<'a>(labs: &'a [Lab], wanted: &str) -> Result<&'a Lab, String> {
     let number = wanted.parse::<u32>().ok().map(|n| format!("{n:02}"));
     labs.iter()
-        .find(|lab| Some(&lab.number) == number.as_ref() || lab.slug == wanted || lab.package == wanted)
+        .find(|lab| {
+            Some(&lab.number) == number.as_ref() || lab.slug == wanted || lab.package == wanted
+        })
         .ok_or_else(|| {
             let known: Vec<&str> = labs.iter().map(|l| l.slug.as_str()).collect();
-            format!("no lab called `{wanted}`; the labs are: {}", known.join(", "))
+            format!(
+                "no lab called `{wanted}`; the labs are: {}",
+                known.join(", ")
+            )
         })
 }

@@ -42,7 +42,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     let paths = Paths::locate();
     let all = labs::discover(&paths.labs)?;
     let flag = |name: &str| args.iter().any(|a| a == name);
-    let positional: Vec<&str> = args.iter().map(String::as_str).filter(|a| !a.starts_with("--")).collect();
+    let positional: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let chosen = |at: usize| -> Result<Vec<&Lab>, String> {
         match positional.get(at) {
             Some(wanted) => Ok(vec![labs::find(&all, wanted)?]),
@@ -50,7 +54,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
     };
     let one = |at: usize| -> Result<&Lab, String> {
-        let wanted = positional.get(at).ok_or(format!("which lab? e.g. `cargo labs {} 09`", positional[0]))?;
+        let wanted = positional
+            .get(at)
+            .ok_or(format!("which lab? e.g. `cargo labs {} 09`", positional[0]))?;
         labs::find(&all, wanted)
     };
 
@@ -58,12 +64,17 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         "board" | "list" => board(&paths, &all).map(|_| ExitCode::SUCCESS),
         "check" => check(&paths, one(1)?),
         "hint" => hints::reveal(&paths, one(1)?, flag("--reset")).map(|_| ExitCode::SUCCESS),
-        "watch" => watch::watch(&paths, &all, positional.get(1).copied(), flag("--poll")).map(|_| ExitCode::SUCCESS),
+        "watch" => watch::watch(&paths, &all, positional.get(1).copied(), flag("--poll"))
+            .map(|_| ExitCode::SUCCESS),
         "verify" => {
             let rows = verify::verify(&paths, &chosen(1)?, flag("--bless"))?;
             let failed = rows.iter().filter(|r| !r.ok).count();
             println!("\nverify: {} checks, {} failed", rows.len(), failed);
-            Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            Ok(if failed == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
@@ -75,13 +86,25 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
 
 /// Evaluates a lab as the learner has it now.
 pub fn evaluate(paths: &Paths, lab: &Lab) -> Result<Outcome, String> {
-    Crate { workspace: &paths.labs, package: &lab.package, target_dir: None }.evaluate()
+    Crate {
+        workspace: &paths.labs,
+        package: &lab.package,
+        target_dir: None,
+    }
+    .evaluate()
 }
 
 pub fn status_line(lab: &Lab, outcome: &Outcome) -> String {
     let status = outcome.summary();
-    let status = if outcome.is_done() { style::green(&status) } else { style::red(&status) };
-    format!("  {}  {:<34} {:>3} min  {status}", lab.number, lab.title, lab.minutes)
+    let status = if outcome.is_done() {
+        style::green(&status)
+    } else {
+        style::red(&status)
+    };
+    format!(
+        "  {}  {:<34} {:>3} min  {status}",
+        lab.number, lab.title, lab.minutes
+    )
 }
 
 fn board(paths: &Paths, all: &[Lab]) -> Result<(), String> {
@@ -106,16 +129,28 @@ fn board(paths: &Paths, all: &[Lab]) -> Result<(), String> {
 }
 
 pub fn print_next(lab: &Lab) {
-    println!("\n{} lab {}: {}", style::bold("Next:"), lab.number, lab.title);
+    println!(
+        "\n{} lab {}: {}",
+        style::bold("Next:"),
+        lab.number,
+        lab.title
+    );
     println!("  task      labs/{}/README.md", lab.slug);
-    println!("  chapter   src/{}  ({} with scripts/serve)", lab.page, lab.url());
+    println!(
+        "  chapter   src/{}  ({} with scripts/serve)",
+        lab.page,
+        lab.url()
+    );
     println!("  check     cargo labs check {}", lab.number);
     println!("  stuck?    cargo labs hint {}", lab.number);
     println!("  or leave  cargo labs watch   running while you edit");
 }
 
 fn check(paths: &Paths, lab: &Lab) -> Result<ExitCode, String> {
-    println!("{}", style::bold(&format!("Lab {}: {}", lab.number, lab.title)));
+    println!(
+        "{}",
+        style::bold(&format!("Lab {}: {}", lab.number, lab.title))
+    );
     let outcome = evaluate(paths, lab)?;
     match &outcome {
         Outcome::DoesNotCompile { rendered, .. } => print!("\n{rendered}"),
@@ -124,10 +159,16 @@ fn check(paths: &Paths, lab: &Lab) -> Result<ExitCode, String> {
     }
     println!("\n{}", status_line(lab, &outcome));
     if outcome.is_done() {
-        println!("\n{} Run `cargo labs` to see what comes next.", style::green("Done!"));
+        println!(
+            "\n{} Run `cargo labs` to see what comes next.",
+            style::green("Done!")
+        );
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("\nTask: labs/{}/README.md   Stuck? cargo labs hint {}", lab.slug, lab.number);
+        println!(
+            "\nTask: labs/{}/README.md   Stuck? cargo labs hint {}",
+            lab.slug, lab.number
+        );
         Ok(ExitCode::FAILURE)
     }
 }

@@ -19,8 +19,14 @@ pub enum Outcome {
         /// Everything rustc printed, as a learner sees it.
         rendered: String,
     },
-    Failing { failed: Vec<String>, total: usize, output: String },
-    Done { total: usize },
+    Failing {
+        failed: Vec<String>,
+        total: usize,
+        output: String,
+    },
+    Done {
+        total: usize,
+    },
 }
 
 impl Outcome {
@@ -60,7 +66,8 @@ pub struct Crate<'a> {
 impl Crate<'_> {
     fn command(&self, args: &[&str]) -> Command {
         let mut cmd = cargo();
-        cmd.current_dir(self.workspace).args(["test", "--package", self.package]);
+        cmd.current_dir(self.workspace)
+            .args(["test", "--package", self.package]);
         if let Some(dir) = &self.target_dir {
             cmd.arg("--target-dir").arg(dir);
         }
@@ -97,15 +104,24 @@ impl Crate<'_> {
         let mut failed = failed;
         if failed.is_empty() {
             // Non-zero exit without a failing test line: a crash, or no tests at all.
-            failed.push(if total == 0 { "(no tests ran)".into() } else { "(test binary crashed)".into() });
+            failed.push(if total == 0 {
+                "(no tests ran)".into()
+            } else {
+                "(test binary crashed)".into()
+            });
         }
         let output = stdout + &String::from_utf8_lossy(&test.stderr);
-        Ok(Outcome::Failing { failed, total: total.max(1), output })
+        Ok(Outcome::Failing {
+            failed,
+            total: total.max(1),
+            output,
+        })
     }
 }
 
 fn run(mut cmd: Command) -> Result<Output, String> {
-    cmd.output().map_err(|e| format!("could not run cargo: {e}"))
+    cmd.output()
+        .map_err(|e| format!("could not run cargo: {e}"))
 }
 
 /// What rustc said while building, from cargo's `--message-format=json` lines.
@@ -118,9 +134,16 @@ struct Diagnostics {
 
 impl Diagnostics {
     fn parse(json_lines: &str) -> Diagnostics {
-        let mut d = Diagnostics { codes: BTreeSet::new(), uncoded: BTreeSet::new(), errors: 0, rendered: String::new() };
+        let mut d = Diagnostics {
+            codes: BTreeSet::new(),
+            uncoded: BTreeSet::new(),
+            errors: 0,
+            rendered: String::new(),
+        };
         for line in json_lines.lines() {
-            let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+            let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
             if msg["reason"] != "compiler-message" {
                 continue;
             }
@@ -146,7 +169,9 @@ fn test_results(stdout: &str) -> (usize, Vec<String>) {
     let mut passed = 0;
     let mut failed = Vec::new();
     for line in stdout.lines() {
-        let Some(rest) = line.strip_prefix("test ") else { continue };
+        let Some(rest) = line.strip_prefix("test ") else {
+            continue;
+        };
         if let Some(name) = rest.strip_suffix(" ... FAILED") {
             failed.push(name.to_owned());
         } else if rest.ends_with(" ... ok") {

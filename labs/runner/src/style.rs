@@ -9,7 +9,11 @@ fn enabled() -> bool {
 }
 
 fn paint(code: &str, text: &str) -> String {
-    if enabled() { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
+    if enabled() {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_owned()
+    }
 }
 
 pub fn green(text: &str) -> String {

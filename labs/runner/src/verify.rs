@@ -8,7 +8,9 @@
 //! src/lib.rs (`//! replaces: NAME`, default `solution`). Its header names how it must
 //! fail: `//! expect-fail: test_a, test_b` or `//! expect-error: E0308`. verify builds
 //! it as a throwaway crate in target/labs-runner/wrong/, with the solution's tests and
-//! the solutions workspace's pinned dependencies.
+//! the solutions workspace's pinned dependencies. Files in solutions/NN-slug/alt/ work
+//! the same way but are other correct answers (a book page may show them): their header
+//! says `//! expect-pass`, and verify proves them green.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -29,12 +31,24 @@ pub fn verify(paths: &Paths, labs: &[&Lab], bless: bool) -> Result<Vec<Row>, Str
         let solution_dir = paths.solutions.join(&lab.slug);
         let push = |rows: &mut Vec<Row>, what: &str, result: Result<String, String>| {
             let row = match result {
-                Ok(detail) => Row { ok: true, what: format!("{} {what}", lab.slug), detail },
-                Err(detail) => Row { ok: false, what: format!("{} {what}", lab.slug), detail },
+                Ok(detail) => Row {
+                    ok: true,
+                    what: format!("{} {what}", lab.slug),
+                    detail,
+                },
+                Err(detail) => Row {
+                    ok: false,
+                    what: format!("{} {what}", lab.slug),
+                    detail,
+                },
             };
             println!(
                 "{} {:<40} {}",
-                if row.ok { style::green("ok  ") } else { style::red("FAIL") },
+                if row.ok {
+                    style::green("ok  ")
+                } else {
+                    style::red("FAIL")
+                },
                 row.what,
                 row.detail
             );
@@ -42,32 +56,72 @@ pub fn verify(paths: &Paths, labs: &[&Lab], bless: bool) -> Result<Vec<Row>, Str
         };
 
         // The starter, as the learner gets it.
-        let starter = Crate { workspace: &paths.labs, package: &lab.package, target_dir: None }.evaluate()?;
+        let starter = Crate {
+            workspace: &paths.labs,
+            package: &lab.package,
+            target_dir: None,
+        }
+        .evaluate()?;
         push(&mut rows, "starter is red", expect(&lab.starter, &starter));
         if let Outcome::DoesNotCompile { rendered, .. } = &starter {
-            push(&mut rows, "starter error snapshot", snapshot(&solution_dir.join("starter.stderr"), rendered, bless));
+            push(
+                &mut rows,
+                "starter error snapshot",
+                snapshot(&solution_dir.join("starter.stderr"), rendered, bless),
+            );
         }
 
         // The solution.
         if !solution_dir.is_dir() {
-            push(&mut rows, "solution exists", Err(format!("no {}", solution_dir.display())));
+            push(
+                &mut rows,
+                "solution exists",
+                Err(format!("no {}", solution_dir.display())),
+            );
             continue;
         }
         let manifest = read_toml(&solution_dir.join("Cargo.toml"))?;
-        let package = manifest["package"]["name"].as_str().unwrap_or_default().to_owned();
-        let solved = Crate { workspace: &paths.solutions, package: &package, target_dir: None }.evaluate()?;
+        let package = manifest["package"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let solved = Crate {
+            workspace: &paths.solutions,
+            package: &package,
+            target_dir: None,
+        }
+        .evaluate()?;
         push(
             &mut rows,
             "solution is green",
-            if solved.is_done() { Ok(solved.summary()) } else { Err(failure_text(&solved)) },
+            if solved.is_done() {
+                Ok(solved.summary())
+            } else {
+                Err(failure_text(&solved))
+            },
         );
-        push(&mut rows, "solution has no 'static", no_static(&solution_dir, &manifest));
+        push(
+            &mut rows,
+            "solution has no 'static",
+            no_static(&solution_dir, &manifest),
+        );
 
-        // The wrong answers.
-        for wrong in wrong_answers(&solution_dir)? {
-            let name = wrong.file_stem().unwrap_or_default().to_string_lossy().into_owned();
-            let result = check_wrong(paths, lab, &solution_dir, &manifest, &wrong, &name);
-            push(&mut rows, &format!("wrong/{name}.rs is red"), result);
+        // The wrong answers, and the other right ones.
+        for (folder, verdict) in [("wrong", "red"), ("alt", "green")] {
+            for file in variants(&solution_dir.join(folder))? {
+                let name = file
+                    .file_stem()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
+                let result =
+                    check_variant(paths, lab, &solution_dir, &manifest, &file, folder, &name);
+                push(
+                    &mut rows,
+                    &format!("{folder}/{name}.rs is {verdict}"),
+                    result,
+                );
+            }
         }
     }
     Ok(rows)
@@ -89,19 +143,32 @@ fn expect(expected: &Expect, got: &Outcome) -> Result<String, String> {
         (Expect::Fails(want), Outcome::Failing { failed, .. }) if sorted(want) == *failed => {
             Ok(format!("fails {}", failed.join(", ")))
         }
-        (Expect::Errors(want), _) => {
-            Err(format!("expected errors [{}], got: {}", want.join(", "), failure_text(got)))
-        }
-        (Expect::Fails(want), _) => {
-            Err(format!("expected failing tests [{}], got: {}", want.join(", "), failure_text(got)))
-        }
+        (Expect::Pass, Outcome::Done { .. }) => Ok(got.summary()),
+        (Expect::Pass, _) => Err(format!(
+            "expected every test to pass, got: {}",
+            failure_text(got)
+        )),
+        (Expect::Errors(want), _) => Err(format!(
+            "expected errors [{}], got: {}",
+            want.join(", "),
+            failure_text(got)
+        )),
+        (Expect::Fails(want), _) => Err(format!(
+            "expected failing tests [{}], got: {}",
+            want.join(", "),
+            failure_text(got)
+        )),
     }
 }
 
 fn failure_text(outcome: &Outcome) -> String {
     match outcome {
         Outcome::DoesNotCompile { codes, uncoded, .. } => {
-            let all: Vec<String> = codes.iter().chain(uncoded).map(|e| format!("`{e}`")).collect();
+            let all: Vec<String> = codes
+                .iter()
+                .chain(uncoded)
+                .map(|e| format!("`{e}`"))
+                .collect();
             format!("does not compile, errors {}", all.join(", "))
         }
         Outcome::Failing { failed, .. } => format!("{}: {}", outcome.summary(), failed.join(", ")),
@@ -112,7 +179,10 @@ fn failure_text(outcome: &Outcome) -> String {
 /// Compares rustc's text with the committed snapshot, or writes it with --bless.
 fn snapshot(file: &Path, rendered: &str, bless: bool) -> Result<String, String> {
     let now = normalize(rendered);
-    let shown = file.strip_prefix(file.ancestors().nth(3).unwrap_or(file)).unwrap_or(file).display();
+    let shown = file
+        .strip_prefix(file.ancestors().nth(3).unwrap_or(file))
+        .unwrap_or(file)
+        .display();
     if bless {
         fs::write(file, &now).map_err(|e| format!("{}: {e}", file.display()))?;
         return Ok(format!("wrote {shown}"));
@@ -121,7 +191,11 @@ fn snapshot(file: &Path, rendered: &str, bless: bool) -> Result<String, String> 
     if before == now {
         return Ok(format!("matches {shown}"));
     }
-    let line = before.lines().zip(now.lines()).position(|(a, b)| a != b).unwrap_or(before.lines().count().min(now.lines().count()));
+    let line = before
+        .lines()
+        .zip(now.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or(before.lines().count().min(now.lines().count()));
     Err(format!(
         "{shown} differs from what rustc prints now (first difference at line {}: {:?}); \
          if the change is expected, run `cargo labs verify --bless`",
@@ -134,7 +208,11 @@ fn snapshot(file: &Path, rendered: &str, bless: bool) -> Result<String, String> 
 pub fn normalize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
-        out.push_str(&shorten(&shorten(line, "/registry/src/", "$CARGO/"), "/rustc/", "$RUST/"));
+        out.push_str(&shorten(
+            &shorten(line, "/registry/src/", "$CARGO/"),
+            "/rustc/",
+            "$RUST/",
+        ));
         out.push('\n');
     }
     out
@@ -142,10 +220,16 @@ pub fn normalize(text: &str) -> String {
 
 /// Replaces ".../registry/src/index.crates.io-XXXX/" (or "/rustc/HASH/") by `with`.
 fn shorten(line: &str, marker: &str, with: &str) -> String {
-    let Some(at) = line.find(marker) else { return line.to_owned() };
-    let start = line[..at].rfind(|c: char| c.is_whitespace()).map_or(0, |i| i + 1);
+    let Some(at) = line.find(marker) else {
+        return line.to_owned();
+    };
+    let start = line[..at]
+        .rfind(|c: char| c.is_whitespace())
+        .map_or(0, |i| i + 1);
     let after = at + marker.len();
-    let Some(end) = line[after..].find('/') else { return line.to_owned() };
+    let Some(end) = line[after..].find('/') else {
+        return line.to_owned();
+    };
     let mut rest = &line[after + end + 1..];
     if marker == "/rustc/" {
         rest = rest.strip_prefix("library/").unwrap_or(rest);
@@ -155,15 +239,23 @@ fn shorten(line: &str, marker: &str, with: &str) -> String {
 
 /// `'static` in a solution is a contract breach unless its Cargo.toml says why.
 fn no_static(solution_dir: &Path, manifest: &toml::Table) -> Result<String, String> {
-    let allowed = manifest.get("package").and_then(|p| p.get("metadata")).and_then(|m| m.get("lab"))
-        .and_then(|l| l.get("allow-static")).and_then(|a| a.as_str());
+    let allowed = manifest
+        .get("package")
+        .and_then(|p| p.get("metadata"))
+        .and_then(|m| m.get("lab"))
+        .and_then(|l| l.get("allow-static"))
+        .and_then(|a| a.as_str());
     let mut hits = Vec::new();
     for file in rust_files(&solution_dir.join("src"))? {
         let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
         for (n, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
             if code.contains("'static") {
-                hits.push(format!("{}:{}", file.file_name().unwrap_or_default().to_string_lossy(), n + 1));
+                hits.push(format!(
+                    "{}:{}",
+                    file.file_name().unwrap_or_default().to_string_lossy(),
+                    n + 1
+                ));
             }
         }
     }
@@ -191,15 +283,14 @@ fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
-fn wrong_answers(solution_dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let dir = solution_dir.join("wrong");
+fn variants(dir: &Path) -> Result<Vec<PathBuf>, String> {
     if !dir.is_dir() {
         return Ok(Vec::new());
     }
-    rust_files(&dir)
+    rust_files(dir)
 }
 
-/// A wrong answer's header and body.
+/// A wrong (or alternative) answer's header and body.
 struct Wrong {
     expect: Expect,
     replaces: String,
@@ -207,12 +298,22 @@ struct Wrong {
 }
 
 fn parse_wrong(text: &str) -> Result<Wrong, String> {
-    let list = |s: &str| s.split(',').map(|x| x.trim().to_owned()).filter(|x| !x.is_empty()).collect();
+    let list = |s: &str| {
+        s.split(',')
+            .map(|x| x.trim().to_owned())
+            .filter(|x| !x.is_empty())
+            .collect()
+    };
     let (mut expect, mut replaces, mut body) = (None, "solution".to_owned(), String::new());
     for line in text.lines() {
         match line.strip_prefix("//!").map(str::trim) {
-            Some(h) if h.starts_with("expect-fail:") => expect = Some(Expect::Fails(list(&h[12..]))),
-            Some(h) if h.starts_with("expect-error:") => expect = Some(Expect::Errors(list(&h[13..]))),
+            Some(h) if h.starts_with("expect-fail:") => {
+                expect = Some(Expect::Fails(list(&h[12..])))
+            }
+            Some(h) if h.starts_with("expect-error:") => {
+                expect = Some(Expect::Errors(list(&h[13..])))
+            }
+            Some(h) if h.starts_with("expect-pass") => expect = Some(Expect::Pass),
             Some(h) if h.starts_with("replaces:") => replaces = h[9..].trim().to_owned(),
             Some(_) => {}
             None => {
@@ -221,16 +322,28 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
             }
         }
     }
-    let expect = expect.ok_or("the header needs `//! expect-fail: …` or `//! expect-error: …`")?;
-    Ok(Wrong { expect, replaces, body })
+    let expect = expect.ok_or(
+        "the header needs `//! expect-fail: …`, `//! expect-error: …` or `//! expect-pass`",
+    )?;
+    Ok(Wrong {
+        expect,
+        replaces,
+        body,
+    })
 }
 
 /// The solution's source with the anchored region `name` replaced by `body`.
 fn splice(source: &str, name: &str, body: &str) -> Result<String, String> {
     let is = |line: &str, tag: &str| line.trim() == format!("// {tag}: {name}");
     let lines: Vec<&str> = source.lines().collect();
-    let start = lines.iter().position(|l| is(l, "ANCHOR")).ok_or(format!("no `// ANCHOR: {name}`"))?;
-    let end = lines.iter().position(|l| is(l, "ANCHOR_END")).ok_or(format!("no `// ANCHOR_END: {name}`"))?;
+    let start = lines
+        .iter()
+        .position(|l| is(l, "ANCHOR"))
+        .ok_or(format!("no `// ANCHOR: {name}`"))?;
+    let end = lines
+        .iter()
+        .position(|l| is(l, "ANCHOR_END"))
+        .ok_or(format!("no `// ANCHOR_END: {name}`"))?;
     let mut out = lines[..start].join("\n");
     out.push('\n');
     out.push_str(body);
@@ -239,38 +352,65 @@ fn splice(source: &str, name: &str, body: &str) -> Result<String, String> {
     Ok(out)
 }
 
-fn check_wrong(
+fn check_variant(
     paths: &Paths,
     lab: &Lab,
     solution_dir: &Path,
     manifest: &toml::Table,
     file: &Path,
+    folder: &str,
     name: &str,
 ) -> Result<String, String> {
     let wrong = parse_wrong(&fs::read_to_string(file).map_err(|e| e.to_string())?)?;
     let lib = fs::read_to_string(solution_dir.join("src/lib.rs")).map_err(|e| e.to_string())?;
-    let dir = paths.target.join("labs-runner/wrong").join(&lab.slug).join(name);
+    let dir = paths
+        .target
+        .join("labs-runner")
+        .join(folder)
+        .join(&lab.slug)
+        .join(name);
     fs::create_dir_all(dir.join("src")).map_err(|e| format!("{}: {e}", dir.display()))?;
-    fs::write(dir.join("src/lib.rs"), splice(&lib, &wrong.replaces, &wrong.body)?).map_err(|e| e.to_string())?;
-    let package = format!("wrong-{}-{}", lab.package, name.replace('_', "-"));
+    fs::write(
+        dir.join("src/lib.rs"),
+        splice(&lib, &wrong.replaces, &wrong.body)?,
+    )
+    .map_err(|e| e.to_string())?;
+    let package = format!("{folder}-{}-{}", lab.package, name.replace('_', "-"));
     let cargo_toml = wrong_manifest(paths, solution_dir, manifest, &package)?;
     fs::write(dir.join("Cargo.toml"), cargo_toml).map_err(|e| e.to_string())?;
     // The solutions' lock file keeps every dependency at the version the solution uses.
     let _ = fs::copy(paths.solutions.join("Cargo.lock"), dir.join("Cargo.lock"));
-    let outcome = Crate { workspace: &dir, package: &package, target_dir: Some(paths.target.clone()) }.evaluate()?;
+    let outcome = Crate {
+        workspace: &dir,
+        package: &package,
+        target_dir: Some(paths.target.clone()),
+    }
+    .evaluate()?;
     expect(&wrong.expect, &outcome)
 }
 
 /// A stand-alone manifest: the solution's library name and tests, and its dependencies
 /// resolved against the solutions workspace's `[workspace.dependencies]`.
-fn wrong_manifest(paths: &Paths, solution_dir: &Path, manifest: &toml::Table, package: &str) -> Result<String, String> {
+fn wrong_manifest(
+    paths: &Paths,
+    solution_dir: &Path,
+    manifest: &toml::Table,
+    package: &str,
+) -> Result<String, String> {
     use toml::{Table, Value};
     let ws = read_toml(&paths.solutions.join("Cargo.toml"))?;
-    let ws_deps = ws["workspace"]["dependencies"].as_table().cloned().unwrap_or_default();
+    let ws_deps = ws["workspace"]["dependencies"]
+        .as_table()
+        .cloned()
+        .unwrap_or_default();
     let edition = ws["workspace"]["package"]["edition"].clone();
     let sol_package = manifest["package"]["name"].as_str().unwrap_or_default();
-    let lib_name = manifest.get("lib").and_then(|l| l.get("name")).and_then(|n| n.as_str())
-        .map(str::to_owned).unwrap_or_else(|| sol_package.replace('-', "_"));
+    let lib_name = manifest
+        .get("lib")
+        .and_then(|l| l.get("name"))
+        .and_then(|n| n.as_str())
+        .map(str::to_owned)
+        .unwrap_or_else(|| sol_package.replace('-', "_"));
 
     let mut out = Table::new();
     let mut pkg = Table::new();
@@ -285,7 +425,12 @@ fn wrong_manifest(paths: &Paths, solution_dir: &Path, manifest: &toml::Table, pa
     out.insert("lib".into(), lib.into());
 
     let mut tests = Vec::new();
-    for test in manifest.get("test").and_then(|t| t.as_array()).into_iter().flatten() {
+    for test in manifest
+        .get("test")
+        .and_then(|t| t.as_array())
+        .into_iter()
+        .flatten()
+    {
         let mut t = test.as_table().cloned().unwrap_or_default();
         if let Some(path) = t.get("path").and_then(|p| p.as_str()) {
             let absolute = solution_dir.join(path).to_string_lossy().into_owned();
@@ -296,21 +441,31 @@ fn wrong_manifest(paths: &Paths, solution_dir: &Path, manifest: &toml::Table, pa
     out.insert("test".into(), Value::Array(tests));
 
     for section in ["dependencies", "dev-dependencies"] {
-        let Some(deps) = manifest.get(section).and_then(|d| d.as_table()) else { continue };
+        let Some(deps) = manifest.get(section).and_then(|d| d.as_table()) else {
+            continue;
+        };
         let mut resolved = Table::new();
         for (name, spec) in deps {
             let inherits = spec.get("workspace").and_then(|w| w.as_bool()) == Some(true);
             let base = if inherits {
-                ws_deps.get(name).ok_or(format!("{name} is not in [workspace.dependencies]"))?
+                ws_deps
+                    .get(name)
+                    .ok_or(format!("{name} is not in [workspace.dependencies]"))?
             } else {
                 spec
             };
             let mut dep = match base {
-                Value::String(version) => Table::from_iter([("version".to_owned(), Value::from(version.clone()))]),
+                Value::String(version) => {
+                    Table::from_iter([("version".to_owned(), Value::from(version.clone()))])
+                }
                 other => other.as_table().cloned().unwrap_or_default(),
             };
             if let Some(Value::Array(more)) = spec.get("features") {
-                let mut features = dep.get("features").and_then(|f| f.as_array()).cloned().unwrap_or_default();
+                let mut features = dep
+                    .get("features")
+                    .and_then(|f| f.as_array())
+                    .cloned()
+                    .unwrap_or_default();
                 features.extend(more.iter().cloned());
                 dep.insert("features".into(), Value::Array(features));
             }
@@ -335,13 +490,18 @@ mod tests {
     #[test]
     fn splices_an_anchored_region() {
         let src = "use x;\n// ANCHOR: f\nfn f() {}\n// ANCHOR_END: f\nfn g() {}\n";
-        assert_eq!(splice(src, "f", "fn f() { wrong() }\n").unwrap(), "use x;\nfn f() { wrong() }\nfn g() {}\n");
+        assert_eq!(
+            splice(src, "f", "fn f() { wrong() }\n").unwrap(),
+            "use x;\nfn f() { wrong() }\nfn g() {}\n"
+        );
         assert!(splice(src, "h", "").is_err());
     }
 
     #[test]
     fn reads_a_wrong_answer_header() {
-        let w = parse_wrong("//! Wrong: slow.\n//! expect-fail: a, b\n//! replaces: f\n\nfn f() {}\n").unwrap();
+        let w =
+            parse_wrong("//! Wrong: slow.\n//! expect-fail: a, b\n//! replaces: f\n\nfn f() {}\n")
+                .unwrap();
         assert!(matches!(w.expect, Expect::Fails(ref t) if t == &["a", "b"]));
         assert_eq!(w.replaces, "f");
         assert_eq!(w.body, "\nfn f() {}\n");
@@ -351,8 +511,14 @@ mod tests {
     #[test]
     fn normalizes_machine_paths() {
         let line = "  --> /root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/tokio-1.54.1/src/task/spawn.rs:168:21";
-        assert_eq!(normalize(line), "  --> $CARGO/tokio-1.54.1/src/task/spawn.rs:168:21\n");
+        assert_eq!(
+            normalize(line),
+            "  --> $CARGO/tokio-1.54.1/src/task/spawn.rs:168:21\n"
+        );
         let std_line = "  --> /rustc/59807616e0000000000000000000000000000000/library/core/src/future/mod.rs:1:1";
-        assert_eq!(normalize(std_line), "  --> $RUST/core/src/future/mod.rs:1:1\n");
+        assert_eq!(
+            normalize(std_line),
+            "  --> $RUST/core/src/future/mod.rs:1:1\n"
+        );
     }
 }

@@ -38,12 +38,22 @@ pub fn watch(paths: &Paths, all: &[Lab], wanted: Option<&str>, poll: bool) -> Re
             focus = None;
             continue;
         }
-        println!("{}", style::dim(&format!("Watching labs/ for changes to lab {} (Ctrl-C to stop)...", lab.number)));
+        println!(
+            "{}",
+            style::dim(&format!(
+                "Watching labs/ for changes to lab {} (Ctrl-C to stop)...",
+                lab.number
+            ))
+        );
         wait_for_change(&rx)?;
     }
 }
 
-fn start(dir: &Path, tx: mpsc::Sender<notify::Result<Event>>, poll: bool) -> Result<Box<dyn Watcher>, String> {
+fn start(
+    dir: &Path,
+    tx: mpsc::Sender<notify::Result<Event>>,
+    poll: bool,
+) -> Result<Box<dyn Watcher>, String> {
     if !poll {
         match RecommendedWatcher::new(tx.clone(), notify::Config::default()) {
             Ok(mut w) => match w.watch(dir, RecursiveMode::Recursive) {
@@ -55,7 +65,8 @@ fn start(dir: &Path, tx: mpsc::Sender<notify::Result<Event>>, poll: bool) -> Res
     }
     let config = notify::Config::default().with_poll_interval(Duration::from_secs(1));
     let mut w = PollWatcher::new(tx, config).map_err(|e| e.to_string())?;
-    w.watch(dir, RecursiveMode::Recursive).map_err(|e| e.to_string())?;
+    w.watch(dir, RecursiveMode::Recursive)
+        .map_err(|e| e.to_string())?;
     Ok(Box::new(w))
 }
 

@@ -5,6 +5,9 @@
 
 use std::sync::Arc;
 
-pub async fn fan_out<B: Backend>(backend: Arc<B>, ids: Vec<u32>) -> Result<Vec<Profile>, FetchError> {
+pub async fn fan_out<B: Backend>(
+    backend: Arc<B>,
+    ids: Vec<u32>,
+) -> Result<Vec<Profile>, FetchError> {
     futures::future::try_join_all(ids.iter().map(|&id| backend.fetch(id))).await
 }

@@ -1,0 +1,60 @@
+# Installs what the scripts need, only when missing or at the wrong version (sourced by
+# scripts/build-book, scripts/serve and scripts/test). Debian/Ubuntu for Chromium.
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$here/../.." && pwd)"
+# shellcheck source=versions.sh
+source "$here/versions.sh"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# The toolchain pinned in rust-toolchain.toml, with clippy and rustfmt.
+ensure_rust() {
+  command -v rustup >/dev/null || die "rustup is needed: https://rustup.rs"
+  local channel
+  channel=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' "$ROOT/rust-toolchain.toml")
+  if ! rustup run "$channel" cargo clippy --version >/dev/null 2>&1 ||
+     ! rustup run "$channel" rustfmt --version >/dev/null 2>&1; then
+    say "installing Rust $channel (rust-toolchain.toml)"
+    rustup toolchain install "$channel" --profile minimal --component clippy,rustfmt
+  fi
+}
+
+# `cargo install --locked NAME --version V` unless `BIN --version` already says V.
+ensure_crate_bin() {
+  local crate=$1 bin=$2 version=$3
+  if ! "$bin" --version 2>/dev/null | grep -q "$version"; then
+    say "installing $crate $version (takes a few minutes, once)"
+    (cd "$ROOT" && cargo install --locked "$crate" --version "$version") || die "could not install $crate"
+  fi
+}
+
+ensure_mdbook() {
+  ensure_crate_bin mdbook mdbook "$MDBOOK_VERSION"
+  ensure_crate_bin mdbook-mermaid mdbook-mermaid "$MDBOOK_MERMAID_VERSION"
+  # mermaid.min.js and mermaid-init.js: third-party, generated, not committed.
+  if [ ! -f "$ROOT/mermaid.min.js" ] || [ ! -f "$ROOT/mermaid-init.js" ]; then
+    mdbook-mermaid install "$ROOT" >/dev/null 2>&1 || die "mdbook-mermaid install failed"
+  fi
+}
+
+# Debian's Chromium, for the rendered-book checks.
+ensure_chromium() {
+  [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] && return
+  say "installing chromium (apt)"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null || die "could not install chromium"
+}
+
+# playwright-core, pinned in scripts/check-book/package-lock.json.
+ensure_node_modules() {
+  command -v npm >/dev/null || die "node and npm are needed for the rendered-book check"
+  local dir="$ROOT/scripts/check-book"
+  if [ ! -d "$dir/node_modules/playwright-core" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    say "installing playwright-core (npm ci)"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed"
+  fi
+}
