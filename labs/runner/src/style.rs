@@ -31,3 +31,10 @@ pub fn bold(text: &str) -> String {
 pub fn dim(text: &str) -> String {
     paint("2", text)
 }
+
+/// Clears a terminal before `watch` prints a fresh result; does nothing in a pipe.
+pub fn clear_screen() {
+    if enabled() {
+        print!("\x1b[2J\x1b[H");
+    }
+}

@@ -9,7 +9,8 @@ use std::time::Duration;
 use notify::{Event, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::labs::{Lab, Paths};
-use crate::{evaluate, print_next, status_line, style};
+use crate::outcome::Outcome;
+use crate::{evaluate, status_line, style};
 
 pub fn watch(paths: &Paths, all: &[Lab], wanted: Option<&str>, poll: bool) -> Result<(), String> {
     let (tx, rx) = mpsc::channel::<notify::Result<Event>>();
@@ -31,18 +32,28 @@ pub fn watch(paths: &Paths, all: &[Lab], wanted: Option<&str>, poll: bool) -> Re
                 }
             },
         };
+        focus = Some(lab);
         let outcome = evaluate(paths, lab)?;
-        println!("{}", status_line(lab, &outcome));
+        style::clear_screen();
+        match &outcome {
+            Outcome::DoesNotCompile { rendered, .. } => print!("{rendered}"),
+            Outcome::Failing { output, .. } => print!("{output}"),
+            Outcome::Done { .. } => {}
+        }
+        println!("\n{}", status_line(lab, &outcome));
         if outcome.is_done() {
             println!("{}", style::green(&format!("Lab {} is done!", lab.number)));
+            if wanted.is_some() {
+                return Ok(());
+            }
             focus = None;
             continue;
         }
         println!(
             "{}",
             style::dim(&format!(
-                "Watching labs/ for changes to lab {} (Ctrl-C to stop)...",
-                lab.number
+                "Watching labs/ for changes to lab {} (task: labs/{}/README.md, hint: cargo labs hint {}, Ctrl-C to stop)",
+                lab.number, lab.slug, lab.number
             ))
         );
         wait_for_change(&rx)?;
@@ -89,7 +100,6 @@ fn wait_for_change(rx: &mpsc::Receiver<notify::Result<Event>>) -> Result<(), Str
 fn first_unfinished<'a>(paths: &Paths, all: &'a [Lab]) -> Result<Option<&'a Lab>, String> {
     for lab in all {
         if !evaluate(paths, lab)?.is_done() {
-            print_next(lab);
             return Ok(Some(lab));
         }
     }
