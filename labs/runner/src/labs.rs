@@ -14,10 +14,13 @@ pub struct Paths {
 
 impl Paths {
     pub fn locate() -> Paths {
-        let labs = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("labs/")
-            .to_path_buf();
+        // `cargo run` (hence `cargo labs`) sets CARGO_MANIFEST_DIR for the program it runs;
+        // prefer it to the compile-time path, so a binary built from another checkout
+        // never reports on the wrong tree.
+        let runner = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+        let labs = runner.parent().expect("labs/").to_path_buf();
         let root = labs.parent().expect("repository root").to_path_buf();
         let target = std::env::var_os("CARGO_TARGET_DIR")
             .map(PathBuf::from)

@@ -1,0 +1,64 @@
+//! Lab 11: races and timeouts.
+//!
+//! Three small functions, each about a fixed number of futures: race two replicas,
+//! put a deadline on a future, and run two lookups side by side. The starter awaits
+//! one future after the other. Make them run together, inside the function, with no
+//! task spawned. Task and hints: README.md next to this file.
+
+use std::fmt;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// The store has no value for `key`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Missing {
+    pub key: String,
+}
+
+impl fmt::Display for Missing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "no value for {:?}", self.key)
+    }
+}
+
+impl std::error::Error for Missing {}
+
+/// `with_timeout` gave up: the future did not finish in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimedOut;
+
+/// A key-value store. The tests implement it with `Rc` and `Cell` state.
+pub trait Store {
+    fn get(&self, key: &str) -> impl Future<Output = Result<String, Missing>>;
+}
+
+// ANCHOR: starter
+/// Asks both replicas for `key` and returns the first answer, `Ok` or `Err`.
+/// The slower request must not keep running.
+pub async fn first_answer<S: Store>(primary: &S, backup: &S, key: &str) -> Result<String, Missing> {
+    // Ask the primary; only ask the backup if the primary failed.
+    match primary.get(key).await {
+        Ok(value) => Ok(value),
+        Err(_) => backup.get(key).await,
+    }
+}
+
+/// Runs `fut`, but gives up after `limit`: the future is dropped at that moment.
+pub async fn with_timeout<F: Future>(limit: Duration, fut: F) -> Result<F::Output, TimedOut> {
+    let start = Instant::now();
+    let output = fut.await;
+    if start.elapsed() > limit {
+        return Err(TimedOut);
+    }
+    Ok(output)
+}
+
+/// Looks up `a` and `b` at the same time. The first error comes back at once,
+/// and the other lookup stops.
+pub async fn both<S: Store>(store: &S, a: &str, b: &str) -> Result<(String, String), Missing> {
+    let first = store.get(a).await?;
+    let second = store.get(b).await?;
+    Ok((first, second))
+}
+// ANCHOR_END: starter
