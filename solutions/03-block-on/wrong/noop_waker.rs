@@ -1,0 +1,16 @@
+//! Wrong: parks between polls, but hands the future a waker that does nothing.
+//! A future that is ready at once still works; any future that has to be woken
+//! leaves the thread parked for good (the tests' watchdog fails them).
+//! expect-fail: completes_when_woken_from_another_thread, polls_once_per_wake, runs_a_future_that_is_not_send
+//! replaces: block_on
+
+pub fn block_on<F: Future>(fut: F) -> F::Output {
+    let mut fut = pin!(fut);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        match fut.as_mut().poll(&mut cx) {
+            Poll::Ready(output) => return output,
+            Poll::Pending => thread::park(),
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! Wrong: the right combinator with the wrong argument. `buffered(1)` is a stream
+//! that fetches one item at a time, which is the sequential loop again.
+//! expect-fail: never_more_than_limit_in_flight, ten_items_three_at_a_time_take_four_rounds, a_free_slot_is_refilled_at_once
+//! replaces: in_order
+
+pub async fn fetch_in_order<S: Source>(source: &S, ids: &[u32], _limit: usize) -> Vec<String> {
+    stream::iter(ids)
+        .map(|&id| source.fetch(id))
+        .buffered(1)
+        .collect()
+        .await
+}

@@ -1,0 +1,12 @@
+//! Wrong: "fire and forget" without a spawn. The audit future is created and dropped
+//! without ever being polled, so the audit call never happens at all (and every
+//! request ends 10 ms early, which the timing tests notice too).
+//! expect-fail: nothing_outlives_the_call, requests_run_concurrently, the_two_sub_calls_of_a_request_overlap
+//! replaces: handle
+
+async fn handle<C: Client>(ctx: &Context<C>, id: u32) -> Result<Response, ServiceError> {
+    let user = ctx.db.call(id).await?;
+    let (a, b) = futures::try_join!(ctx.service_a.call(id), ctx.service_b.call(id))?;
+    let _audit = ctx.service_c.call(id);
+    Ok(Response { id, user, a, b })
+}
