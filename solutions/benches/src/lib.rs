@@ -1,0 +1,259 @@
+//! One small job written three ways, for the zero-cost benchmark of chapter 5
+//! (`benches/zero_cost.rs`, run by `scripts/bench zero-cost`).
+//!
+//! The job: count down from `x`, triple the result, count down again from that plus one;
+//! meanwhile count down from `y`; when both are done, add the two results. Each count-down
+//! answers `Pending` `steps` times before it is ready, so the job is polled many times and
+//! cannot be folded into a constant.
+
+use std::pin::{Pin, pin};
+use std::task::{Context, Poll, Waker};
+
+use futures::future::{self, FutureExt};
+
+// ANCHOR: leaf
+/// The leaf all three versions share: `Pending` `steps` times, then `Ready(value)`.
+pub struct CountDown {
+    steps: u32,
+    value: u64,
+}
+
+#[inline]
+pub fn count_down(steps: u32, value: u64) -> CountDown {
+    CountDown { steps, value }
+}
+
+impl Future for CountDown {
+    type Output = u64;
+
+    // The leaf stands for I/O, which the optimizer cannot see into. Inlined, it lets LLVM
+    // fold the hand-written version into a few register operations, and the benchmark
+    // would measure the optimizer instead of the three styles (chapter 5 tells the story).
+    #[inline(never)]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<u64> {
+        if self.steps == 0 {
+            return Poll::Ready(self.value);
+        }
+        self.steps -= 1;
+        cx.waker().wake_by_ref(); // "poll me again"
+        Poll::Pending
+    }
+}
+// ANCHOR_END: leaf
+
+// ANCHOR: hand_written
+/// (1) The whole job as one hand-written state machine.
+pub struct HandWritten {
+    steps: u32,
+    left: Left,
+    right: Right,
+}
+
+enum Left {
+    First(CountDown),
+    Second(CountDown),
+    Done(u64),
+}
+
+enum Right {
+    Waiting(CountDown),
+    Done(u64),
+}
+
+#[inline]
+pub fn hand_written(x: u64, y: u64, steps: u32) -> HandWritten {
+    HandWritten {
+        steps,
+        left: Left::First(count_down(steps, x)),
+        right: Right::Waiting(count_down(steps, y)),
+    }
+}
+
+impl Future for HandWritten {
+    type Output = u64;
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<u64> {
+        let this = &mut *self; // every field is Unpin, so no pin projection is needed
+        if let Left::First(first) = &mut this.left
+            && let Poll::Ready(v) = Pin::new(first).poll(cx)
+        {
+            this.left = Left::Second(count_down(this.steps, v * 3 + 1));
+        }
+        if let Left::Second(second) = &mut this.left
+            && let Poll::Ready(v) = Pin::new(second).poll(cx)
+        {
+            this.left = Left::Done(v);
+        }
+        if let Right::Waiting(right) = &mut this.right
+            && let Poll::Ready(v) = Pin::new(right).poll(cx)
+        {
+            this.right = Right::Done(v);
+        }
+        match (&this.left, &this.right) {
+            (Left::Done(a), Right::Done(b)) => Poll::Ready(a + b),
+            _ => Poll::Pending,
+        }
+    }
+}
+// ANCHOR_END: hand_written
+
+// ANCHOR: combinators
+/// (2) The same job from `futures` combinators.
+pub fn combinators(x: u64, y: u64, steps: u32) -> impl Future<Output = u64> {
+    let left = count_down(steps, x)
+        .map(|v| v * 3)
+        .then(move |v| count_down(steps, v + 1));
+    let right = count_down(steps, y);
+    future::join(left, right).map(|(a, b)| a + b)
+}
+// ANCHOR_END: combinators
+
+// ANCHOR: async_await
+/// (3) The same job with `async` and `.await`.
+pub async fn async_await(x: u64, y: u64, steps: u32) -> u64 {
+    let (a, b) = futures::join!(left_half(x, steps), count_down(steps, y));
+    a + b
+}
+
+// ANCHOR_END: async_await
+
+// ANCHOR: left_half
+/// The left half of (3): two count-downs in a row.
+pub async fn left_half(x: u64, steps: u32) -> u64 {
+    let v = count_down(steps, x).await * 3;
+    count_down(steps, v + 1).await
+}
+// ANCHOR_END: left_half
+
+// ANCHOR: left_half_states
+/// Roughly the state machine the compiler writes for `left_half`: one variant for
+/// "not started", one per `.await` where the body can stop, one for "finished".
+pub enum LeftHalfStates {
+    Unresumed { x: u64, steps: u32 },
+    Suspend0 { steps: u32, awaitee: CountDown },
+    Suspend1 { awaitee: CountDown },
+    Returned,
+}
+
+impl Future for LeftHalfStates {
+    type Output = u64;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<u64> {
+        let this = &mut *self;
+        loop {
+            match this {
+                // The first poll starts the body: run it up to the first `.await`.
+                LeftHalfStates::Unresumed { x, steps } => {
+                    let awaitee = count_down(*steps, *x);
+                    *this = LeftHalfStates::Suspend0 {
+                        steps: *steps,
+                        awaitee,
+                    };
+                }
+                LeftHalfStates::Suspend0 { steps, awaitee } => {
+                    let steps = *steps;
+                    match Pin::new(awaitee).poll(cx) {
+                        Poll::Pending => return Poll::Pending, // stop here, resume here
+                        Poll::Ready(v) => {
+                            let awaitee = count_down(steps, v * 3 + 1);
+                            *this = LeftHalfStates::Suspend1 { awaitee };
+                        }
+                    }
+                }
+                LeftHalfStates::Suspend1 { awaitee } => match Pin::new(awaitee).poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(v) => {
+                        *this = LeftHalfStates::Returned;
+                        return Poll::Ready(v);
+                    }
+                },
+                LeftHalfStates::Returned => panic!("`async fn` resumed after completion"),
+            }
+        }
+    }
+}
+// ANCHOR_END: left_half_states
+
+// ANCHOR: drive
+/// Polls `future` until it is ready, with a waker that does nothing: no executor, no
+/// task, no allocation, so the benchmark measures the futures and nothing else.
+pub fn drive<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+    }
+}
+// ANCHOR_END: drive
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::task::{RawWaker, RawWakerVTable};
+
+    use super::*;
+
+    #[test]
+    fn the_three_versions_agree() {
+        for (x, y, steps) in [(0, 0, 0), (7, 11, 1), (5, 9, 8), (1000, 3, 4)] {
+            let expected = x * 3 + 1 + y;
+            assert_eq!(drive(hand_written(x, y, steps)), expected);
+            assert_eq!(drive(combinators(x, y, steps)), expected);
+            assert_eq!(drive(async_await(x, y, steps)), expected);
+        }
+    }
+
+    /// How many polls `future` needs, and how many times a leaf asks to be woken (each
+    /// count-down asks once per `Pending`): the three versions must do the same work.
+    fn work<F: Future>(future: F) -> (u32, u32) {
+        // A waker that counts its wakes in a `Cell` on this stack frame (Wake needs an Arc).
+        static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake, drop);
+        fn clone(count: *const ()) -> RawWaker {
+            RawWaker::new(count, &VTABLE)
+        }
+        fn wake(count: *const ()) {
+            // SAFETY: `count` is the `Cell` below, which outlives every waker made from it.
+            let count = unsafe { &*count.cast::<Cell<u32>>() };
+            count.set(count.get() + 1);
+        }
+        fn drop(_: *const ()) {}
+
+        let wakes = Cell::new(0);
+        let raw = RawWaker::new((&raw const wakes).cast(), &VTABLE);
+        // SAFETY: the vtable's functions follow RawWaker's contract; the waker and its
+        // clones (none are kept) are gone before `wakes` is.
+        let waker = unsafe { Waker::from_raw(raw) };
+        let mut cx = Context::from_waker(&waker);
+        let mut future = pin!(future);
+        let mut polls = 1;
+        while future.as_mut().poll(&mut cx).is_pending() {
+            polls += 1;
+        }
+        (polls, wakes.get())
+    }
+
+    #[test]
+    fn the_three_versions_do_the_same_work() {
+        for steps in [0, 1, 8] {
+            // Two count-downs in a row on the left, one on the right.
+            let expected = (2 * steps + 1, 3 * steps);
+            assert_eq!(work(hand_written(1, 2, steps)), expected);
+            assert_eq!(work(combinators(1, 2, steps)), expected);
+            assert_eq!(work(async_await(1, 2, steps)), expected);
+        }
+    }
+
+    #[test]
+    fn the_states_by_hand_behave_like_the_async_fn() {
+        for (x, steps) in [(0, 0), (4, 1), (5, 8)] {
+            let by_hand = LeftHalfStates::Unresumed { x, steps };
+            let expected = (2 * steps + 1, 2 * steps);
+            assert_eq!(work(left_half(x, steps)), expected);
+            assert_eq!(work(LeftHalfStates::Unresumed { x, steps }), expected);
+            assert_eq!(drive(by_hand), drive(left_half(x, steps)));
+        }
+    }
+}
