@@ -1,10 +1,13 @@
-//! One small job written three ways, for the zero-cost benchmark of chapter 5
-//! (`benches/zero_cost.rs`, run by `scripts/bench zero-cost`).
+//! The book's benchmarked code, run by `scripts/bench`:
 //!
-//! The job: count down from `x`, triple the result, count down again from that plus one;
-//! meanwhile count down from `y`; when both are done, add the two results. Each count-down
-//! answers `Pending` `steps` times before it is ready, so the job is polled many times and
-//! cannot be folded into a constant.
+//! - Chapter 5's zero-cost benchmark (`benches/zero_cost.rs`): one small job written three
+//!   ways. The job: count down from `x`, triple the result, count down again from that plus
+//!   one; meanwhile count down from `y`; when both are done, add the two results. Each
+//!   count-down answers `Pending` `steps` times before it is ready, so the job is polled
+//!   many times and cannot be folded into a constant.
+//! - Chapter 15's fan-out benchmark (`benches/fan_out.rs`): many small jobs over borrowed
+//!   data, run with `tokio::spawn` and an `Arc`, with `join_all`, with `FuturesUnordered`
+//!   and with moro-local's scope (the functions after `drive` below).
 
 use std::pin::{Pin, pin};
 use std::task::{Context, Poll, Waker};
@@ -189,6 +192,76 @@ pub fn drive<F: Future>(future: F) -> F::Output {
 }
 // ANCHOR_END: drive
 
+// ANCHOR: small_job
+/// One job of the fan-out: wait once (the runtime gets a say), then a little arithmetic
+/// on the job's element of the input.
+pub async fn small_job(data: &[u64], i: usize) -> u64 {
+    tokio::task::yield_now().await;
+    data[i].wrapping_mul(2_654_435_761) >> 7
+}
+// ANCHOR_END: small_job
+
+// ANCHOR: spawn_arc
+/// (1, 2) One task per job. `tokio::spawn` wants `'static`, so every job gets its own
+/// handle on the input: an `Arc` clone, not a borrow.
+#[expect(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "the Arc/spawn baseline this benchmark measures"
+)]
+pub async fn spawn_arc(data: &std::sync::Arc<Vec<u64>>) -> u64 {
+    let mut handles = Vec::with_capacity(data.len());
+    for i in 0..data.len() {
+        let data = std::sync::Arc::clone(data);
+        handles.push(tokio::spawn(async move { small_job(&data, i).await }));
+    }
+    let mut sum = 0;
+    for handle in handles {
+        sum += handle.await.expect("a job panicked");
+    }
+    sum
+}
+// ANCHOR_END: spawn_arc
+
+// ANCHOR: join_all
+/// (3) Every job borrows the input; `join_all` polls them all inside this one future.
+pub async fn join_all_borrowed(data: &[u64]) -> u64 {
+    let jobs = (0..data.len()).map(|i| small_job(data, i));
+    futures::future::join_all(jobs).await.iter().sum()
+}
+// ANCHOR_END: join_all
+
+// ANCHOR: futures_unordered
+/// (4) The same with a `FuturesUnordered`, whose results come in the order they finish.
+pub async fn futures_unordered_borrowed(data: &[u64]) -> u64 {
+    use futures::stream::{FuturesUnordered, StreamExt};
+    let mut jobs: FuturesUnordered<_> = (0..data.len()).map(|i| small_job(data, i)).collect();
+    let mut sum = 0;
+    while let Some(value) = jobs.next().await {
+        sum += value;
+    }
+    sum
+}
+// ANCHOR_END: futures_unordered
+
+// ANCHOR: moro_scope
+/// (5) moro-local: the body spawns one job per element, then awaits their handles.
+pub async fn moro_scope(data: &[u64]) -> u64 {
+    moro_local::async_scope!(|scope| {
+        let mut handles = Vec::with_capacity(data.len());
+        for i in 0..data.len() {
+            handles.push(scope.spawn(small_job(data, i)));
+        }
+        let mut sum = 0;
+        for handle in handles {
+            sum += handle.await;
+        }
+        sum
+    })
+    .await
+}
+// ANCHOR_END: moro_scope
+
 #[cfg(test)]
 mod tests {
     use std::cell::Cell;
@@ -244,6 +317,35 @@ mod tests {
             assert_eq!(work(combinators(1, 2, steps)), expected);
             assert_eq!(work(async_await(1, 2, steps)), expected);
         }
+    }
+
+    #[test]
+    #[expect(
+        clippy::disallowed_types,
+        reason = "the Arc/spawn baseline this benchmark measures"
+    )]
+    fn the_fan_out_variants_agree() {
+        let data: Vec<u64> = (0..100).map(|x| x * 7 + 3).collect();
+        let expected: u64 = data
+            .iter()
+            .map(|&x| x.wrapping_mul(2_654_435_761) >> 7)
+            .sum();
+        let shared = std::sync::Arc::new(data.clone());
+        let multi = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        let current = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        assert_eq!(multi.block_on(spawn_arc(&shared)), expected);
+        assert_eq!(current.block_on(spawn_arc(&shared)), expected);
+        assert_eq!(current.block_on(join_all_borrowed(&data)), expected);
+        assert_eq!(
+            current.block_on(futures_unordered_borrowed(&data)),
+            expected
+        );
+        assert_eq!(current.block_on(moro_scope(&data)), expected);
     }
 
     #[test]
