@@ -5,9 +5,7 @@
 
 pub fn block_on<F: Future>(fut: F) -> F::Output {
     let mut fut = pin!(fut);
-    let waker = Waker::from(Arc::new(ThreadWaker {
-        thread: thread::current(),
-    }));
+    let waker = Waker::from(ThreadWaker::for_current_thread());
     let mut cx = Context::from_waker(&waker);
     loop {
         if let Poll::Ready(output) = fut.as_mut().poll(&mut cx) {

@@ -6,9 +6,7 @@
 
 pub fn block_on<F: Future + Send>(fut: F) -> F::Output {
     let mut fut = pin!(fut);
-    let waker = Waker::from(Arc::new(ThreadWaker {
-        thread: thread::current(),
-    }));
+    let waker = Waker::from(ThreadWaker::for_current_thread());
     let mut cx = Context::from_waker(&waker);
     loop {
         match fut.as_mut().poll(&mut cx) {
