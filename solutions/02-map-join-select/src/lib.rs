@@ -94,6 +94,7 @@ where
 {
     type Output = (A::Output, B::Output);
 
+    // ANCHOR: join_poll
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         // Poll both sides on every poll: either may be the one that was woken.
@@ -105,6 +106,7 @@ where
             Poll::Pending
         }
     }
+    // ANCHOR_END: join_poll
 }
 // ANCHOR_END: join
 
@@ -129,6 +131,7 @@ where
 {
     type Output = Either<(A::Output, B), (B::Output, A)>;
 
+    // ANCHOR: select_poll
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         let (a, b) = this
@@ -145,6 +148,7 @@ where
         }
         Poll::Pending
     }
+    // ANCHOR_END: select_poll
 }
 // ANCHOR_END: select
 // ANCHOR_END: solution

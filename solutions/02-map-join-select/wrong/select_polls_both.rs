@@ -2,42 +2,24 @@
 //! same poll, `a` wins and `b`'s output is thrown away; the `b` handed back has already
 //! finished, and awaiting it again breaks the `Future` contract.
 //! expect-fail: select_prefers_the_first_when_both_are_ready
-//! replaces: select
+//! replaces: select_poll
 
-pub struct Select<A, B> {
-    racers: Option<(A, B)>,
-}
-
-pub fn select<A, B>(a: A, b: B) -> Select<A, B> {
-    Select {
-        racers: Some((a, b)),
-    }
-}
-
-impl<A, B> Future for Select<A, B>
-where
-    A: Future + Unpin,
-    B: Future + Unpin,
-{
-    type Output = Either<(A::Output, B), (B::Output, A)>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.get_mut();
-        let (a, b) = this
-            .racers
-            .as_mut()
-            .expect("Select polled after it completed");
-        let polled = (Pin::new(a).poll(cx), Pin::new(b).poll(cx));
-        match polled {
-            (Poll::Ready(output), _) => {
-                let (_, b) = this.racers.take().expect("checked above");
-                Poll::Ready(Either::Left((output, b)))
-            }
-            (_, Poll::Ready(output)) => {
-                let (a, _) = this.racers.take().expect("checked above");
-                Poll::Ready(Either::Right((output, a)))
-            }
-            _ => Poll::Pending,
+fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+    let this = self.get_mut();
+    let (a, b) = this
+        .racers
+        .as_mut()
+        .expect("Select polled after it completed");
+    let polled = (Pin::new(a).poll(cx), Pin::new(b).poll(cx));
+    match polled {
+        (Poll::Ready(output), _) => {
+            let (_, b) = this.racers.take().expect("checked above");
+            Poll::Ready(Either::Left((output, b)))
         }
+        (_, Poll::Ready(output)) => {
+            let (a, _) = this.racers.take().expect("checked above");
+            Poll::Ready(Either::Right((output, a)))
+        }
+        _ => Poll::Pending,
     }
 }
