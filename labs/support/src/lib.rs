@@ -1,0 +1,25 @@
+//! Helpers shared by every lab's tests, written once (DESIGN.md, lab contract point 5 and 7).
+//! labs/NN-slug and solutions/NN-slug both use this crate as a dev-dependency.
+//!
+//! - [`waker`]: a waker that counts its wake-ups, and a relay that catches a future
+//!   returning `Pending` without arranging a wake-up;
+//! - [`gauge`]: how many things are in flight now, at most, and in all (drop guards);
+//! - [`alloc`]: a counting global allocator, per thread;
+//! - [`watchdog`]: turns a hang into a failing test with a message that names the cause,
+//!   by wall clock (a thread) or by a poll budget (deterministic).
+//!
+//! Tests need an `Arc` to build a `std::task::Wake` waker; that is std's API, so this
+//! crate, not the labs, holds it.
+#![allow(
+    clippy::disallowed_types,
+    reason = "std::task::Wake is implemented on Arc<Self>; only test helpers build wakers"
+)]
+
+pub mod alloc;
+pub mod gauge;
+pub mod waker;
+pub mod watchdog;
+
+pub use gauge::Gauge;
+pub use waker::{CountingWaker, MustWake, counting_waker};
+pub use watchdog::{PollBudget, paused, within};

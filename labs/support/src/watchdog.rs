@@ -1,0 +1,170 @@
+//! Turning a hang into a failure. A wrong answer must make a test fail within seconds,
+//! never hang it (DESIGN.md, lab contract point 7). Two tools:
+//!
+//! - [`within`] and [`paused`] run the test body on a fresh thread and fail the test if
+//!   it has not finished after a generous wall-clock limit. The limit is a safety net,
+//!   not a timing check: it only has to be longer than any correct run on a busy machine.
+//! - [`PollBudget`] fails deterministically once a future has been polled more times than
+//!   any correct answer needs: the cure for a future that keeps waking itself, which
+//!   stops tokio's paused clock so that `tokio::time::timeout` never fires.
+
+use std::panic;
+use std::pin::Pin;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::task::{Context, Poll};
+use std::thread;
+use std::time::Duration;
+
+/// The wall-clock limit [`paused`] uses.
+pub const PAUSED_LIMIT: Duration = Duration::from_secs(20);
+
+/// Runs `f` on a fresh thread and returns what it returns. If `f` panics, the test
+/// fails with its panic; if it has not returned after `limit`, the test fails with
+/// `why_stuck`, which should name the likely mistake.
+pub fn within<T: Send + 'static>(
+    limit: Duration,
+    why_stuck: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (done, result) = mpsc::channel();
+    let handle = thread::Builder::new()
+        .name("test body (watchdog)".into())
+        .spawn(move || {
+            let _ = done.send(f());
+        })
+        .expect("spawn the test body's thread");
+    match result.recv_timeout(limit) {
+        Ok(value) => value,
+        // The thread ended without a value: it panicked. Show its panic as ours.
+        Err(RecvTimeoutError::Disconnected) => match handle.join() {
+            Err(payload) => panic::resume_unwind(payload),
+            Ok(()) => unreachable!("the thread sends before it ends"),
+        },
+        Err(RecvTimeoutError::Timeout) => {
+            panic!("still running after {limit:?} of wall-clock time: {why_stuck}")
+        }
+    }
+}
+
+/// Runs the future `make()` builds on a current-thread tokio runtime with paused
+/// (virtual) time, like `#[tokio::test(start_paused = true)]`, on a fresh thread under
+/// a wall-clock watchdog. The future is built on that thread, so it need not be `Send`.
+///
+/// Use it for tests a wrong answer could hang: with paused time, tokio only advances the
+/// clock when nothing is ready to run, so a future that wakes itself forever freezes
+/// virtual time and no `timeout` fires.
+pub fn paused<F, Fut>(make: F) -> Fut::Output
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: Future,
+    Fut::Output: Send + 'static,
+{
+    within(
+        PAUSED_LIMIT,
+        "virtual time stopped moving. A future that wakes itself again and again (busy \
+         polling) keeps tokio's paused clock from advancing, so no timer or timeout can \
+         fire. Return Pending only after arranging a wake-up that comes from real progress.",
+        move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .start_paused(true)
+                .build()
+                .expect("build a paused current-thread runtime")
+                .block_on(make())
+        },
+    )
+}
+
+/// Wraps a future and panics, naming `what`, if it is polled more than `max` times:
+/// a deterministic bound on busy polling.
+pub struct PollBudget<F> {
+    inner: F,
+    max: usize,
+    polls: usize,
+    what: &'static str,
+}
+
+impl<F> PollBudget<F> {
+    pub fn new(max: usize, what: &'static str, inner: F) -> Self {
+        PollBudget {
+            inner,
+            max,
+            polls: 0,
+            what,
+        }
+    }
+
+    /// Polls so far.
+    pub fn polls(&self) -> usize {
+        self.polls
+    }
+}
+
+impl<F: Future + Unpin> Future for PollBudget<F> {
+    type Output = (F::Output, usize);
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.polls += 1;
+        if self.polls > self.max {
+            panic!(
+                "{} was polled {} times, more than any correct answer needs ({}): \
+                 something wakes it again and again without progress (busy polling)",
+                self.what, self.polls, self.max
+            );
+        }
+        let polls = self.polls;
+        Pin::new(&mut self.inner).poll(cx).map(|out| (out, polls))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn within_returns_the_value() {
+        assert_eq!(within(Duration::from_secs(5), "never", || 42), 42);
+    }
+
+    #[test]
+    #[should_panic(expected = "still running after")]
+    fn within_fails_a_hang() {
+        within(Duration::from_millis(50), "a hang", || {
+            thread::sleep(Duration::from_secs(3600))
+        })
+    }
+
+    #[test]
+    #[should_panic(expected = "boom")]
+    fn within_shows_the_body_panic() {
+        within(Duration::from_secs(5), "never", || panic!("boom"))
+    }
+
+    #[test]
+    fn paused_time_runs_a_not_send_future() {
+        let slept = paused(|| async {
+            let rc = std::rc::Rc::new(1);
+            let start = tokio::time::Instant::now();
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            (*rc, start.elapsed())
+        });
+        assert_eq!(slept, (1, Duration::from_secs(3600)));
+    }
+
+    #[test]
+    #[should_panic(expected = "busy polling")]
+    fn a_poll_budget_catches_a_self_waking_future() {
+        let spin = std::future::poll_fn(|cx| {
+            cx.waker().wake_by_ref();
+            Poll::<()>::Pending
+        });
+        block_on(PollBudget::new(100, "the spinner", Box::pin(spin)));
+    }
+
+    fn block_on<F: Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+}
