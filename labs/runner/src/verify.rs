@@ -474,6 +474,11 @@ fn wrong_manifest(
                     dep.insert(key.clone(), value.clone());
                 }
             }
+            // A path dependency (e.g. lab-support) is relative to the solution's folder.
+            if let Some(path) = dep.get("path").and_then(|p| p.as_str()) {
+                let absolute = solution_dir.join(path).to_string_lossy().into_owned();
+                dep.insert("path".into(), absolute.into());
+            }
             resolved.insert(name.clone(), Value::Table(dep));
         }
         out.insert(section.into(), Value::Table(resolved));
