@@ -1,5 +1,6 @@
-//! Hints live in each lab's README.md, under `## Hints`, one `<details>` block each
-//! (readable on GitHub as they are). `cargo labs hint NN` reveals them one at a time;
+//! Hints live in each lab's hints.md, one `<details>` block each: out of README.md, so
+//! reading the task in a terminal does not show them all at once, and folded on the web
+//! (the lab page includes the file). `cargo labs hint NN` reveals them one at a time;
 //! how many were revealed is kept in the target directory, so `cargo clean` resets it.
 
 use std::fs;
@@ -13,18 +14,9 @@ pub struct Hint {
     pub body: String,
 }
 
-/// The hints of a README, in order.
-pub fn parse(readme: &str) -> Vec<Hint> {
-    let Some(start) = readme.find("## Hints") else {
-        return Vec::new();
-    };
-    let section = &readme[start..];
-    let section = match section[2..].find("\n## ") {
-        Some(end) => &section[..end + 2],
-        None => section,
-    };
-    section
-        .split("<details>")
+/// The hints of a hints.md, in order.
+pub fn parse(text: &str) -> Vec<Hint> {
+    text.split("<details>")
         .skip(1)
         .filter_map(|block| {
             let block = block.split("</details>").next()?;
@@ -47,13 +39,13 @@ fn counter(paths: &Paths, lab: &Lab) -> std::path::PathBuf {
 }
 
 pub fn reveal(paths: &Paths, lab: &Lab, reset: bool) -> Result<(), String> {
-    let readme = lab.dir.join("README.md");
-    let text = fs::read_to_string(&readme).map_err(|e| format!("{}: {e}", readme.display()))?;
+    let file = lab.dir.join("hints.md");
+    let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
     let hints = parse(&text);
     if hints.is_empty() {
         return Err(format!(
-            "{} has no hints (a `## Hints` section of <details> blocks)",
-            readme.display()
+            "{} has no hints (<details><summary>Hint 1: …</summary> … </details> blocks)",
+            file.display()
         ));
     }
     let file = counter(paths, lab);
@@ -126,11 +118,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_hints_in_order_and_stops_at_the_next_section() {
-        let readme = "# Lab\n## Hints\n<details>\n<summary>Hint 1: first</summary>\n\nOne.\n</details>\n\
-                      <details><summary>Hint 2: second</summary>\nTwo.\n</details>\n\
-                      ## After\n<details><summary>not a hint</summary>x</details>\n";
-        let hints = parse(readme);
+    fn reads_hints_in_order() {
+        let text = "<details>\n<summary>Hint 1: first</summary>\n\nOne.\n</details>\n\n\
+                    <details><summary>Hint 2: second</summary>\nTwo.\n</details>\n";
+        let hints = parse(text);
         assert_eq!(hints.len(), 2);
         assert_eq!(strip_prefix(&hints[0].title), "first");
         assert_eq!(hints[1].body, "Two.");
