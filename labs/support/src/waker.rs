@@ -44,6 +44,41 @@ pub fn counting_waker() -> (Arc<CountingWaker>, Waker) {
 }
 // ANCHOR_END: counting_waker
 
+/// A task played by the test: it polls futures by hand with a fresh [`CountingWaker`],
+/// so the test can see which wake-ups reach the task.
+pub struct TestTask {
+    counter: Arc<CountingWaker>,
+    waker: Waker,
+}
+
+impl Default for TestTask {
+    fn default() -> Self {
+        let (counter, waker) = counting_waker();
+        TestTask { counter, waker }
+    }
+}
+
+impl TestTask {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Polls `future` once with this task's waker.
+    pub fn poll<F: Future + Unpin + ?Sized>(&self, future: &mut F) -> Poll<F::Output> {
+        Pin::new(future).poll(&mut Context::from_waker(&self.waker))
+    }
+
+    /// Wake-ups of this task's waker so far.
+    pub fn wakes(&self) -> usize {
+        self.counter.wakes()
+    }
+
+    /// The waker this task polls with.
+    pub fn waker(&self) -> &Waker {
+        &self.waker
+    }
+}
+
 /// Wraps a future for a real executor so that a broken future fails the test instead of
 /// hanging it: if the inner future answers `Pending` without waking the waker it was
 /// given (or a clone of it) before returning, and without keeping a clone for later,
@@ -139,6 +174,24 @@ mod tests {
             .build()
             .unwrap()
             .block_on(f)
+    }
+
+    #[test]
+    fn a_test_task_sees_the_wakes_of_what_it_polls() {
+        let task = TestTask::new();
+        let mut once = false;
+        let mut yielder = poll_fn(|cx| {
+            if once {
+                return Poll::Ready(7);
+            }
+            once = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        });
+        assert!(task.poll(&mut yielder).is_pending());
+        assert_eq!(task.wakes(), 1);
+        assert_eq!(task.poll(&mut yielder), Poll::Ready(7));
+        assert!(task.waker().will_wake(task.waker()));
     }
 
     #[test]
