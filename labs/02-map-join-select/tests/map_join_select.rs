@@ -8,6 +8,7 @@
 
 use std::cell::Cell;
 use std::pin::{Pin, pin};
+use std::rc::Rc;
 use std::task::{Context, Poll};
 
 use lab_support::alloc::{CountingAllocator, allocations_during};
@@ -192,13 +193,15 @@ fn select_prefers_the_first_when_both_are_ready() {
 fn map_passes_the_tasks_waker_down() {
     let task = TestTask::new();
     let timer = Gate::new(); // a future that waits until the test opens it
-    let mut mapped = map(timer.wait(), |n: u32| n * 2);
+    let unit = String::from("ms");
+    // The output holds an `Rc` and borrows `unit`: no `Send`, no `'static` needed.
+    let mut mapped = map(timer.wait(), |n: u32| (Rc::new(n * 2), unit.as_str()));
 
     assert!(task.poll(&mut mapped).is_pending());
     assert_eq!(task.wakes(), 0, "{EXTRA_WAKE}");
     timer.open(21); // the event: the gate wakes the waker it was polled with
     assert_eq!(task.wakes(), 1, "{LOST_WAKE}");
-    assert_eq!(task.poll(&mut mapped), Poll::Ready(42));
+    assert_eq!(task.poll(&mut mapped), Poll::Ready((Rc::new(42), "ms")));
 }
 // ANCHOR_END: wake_reaches_the_task
 
@@ -207,11 +210,13 @@ fn join_passes_the_tasks_waker_to_both_sides() {
     let task = TestTask::new();
     let (a, b) = (Gate::new(), Gate::new());
     let mut joined = join(a.wait(), b.wait());
+    let word = String::from("b");
 
     assert!(task.poll(&mut joined).is_pending());
     assert_eq!(task.wakes(), 0, "{EXTRA_WAKE}");
-    // `b` finishes first: its wake-up has to reach the task through the Join.
-    b.open("b");
+    // `b` finishes first: its wake-up has to reach the task through the Join. Its
+    // output borrows `word`, and `a`'s holds an `Rc`: no `'static`, no `Send`.
+    b.open(word.as_str());
     assert_eq!(task.wakes(), 1, "`b` was woken: {LOST_WAKE}");
     assert!(task.poll(&mut joined).is_pending());
     assert_eq!(
@@ -219,9 +224,9 @@ fn join_passes_the_tasks_waker_to_both_sides() {
         1,
         "`b` is done and `a` still waits: {EXTRA_WAKE}"
     );
-    a.open('a');
+    a.open(Rc::new('a'));
     assert_eq!(task.wakes(), 2, "`a` was woken: {LOST_WAKE}");
-    assert_eq!(task.poll(&mut joined), Poll::Ready(('a', "b")));
+    assert_eq!(task.poll(&mut joined), Poll::Ready((Rc::new('a'), "b")));
     assert_eq!(
         (a.polls(), b.polls()),
         (3, 2),
@@ -231,29 +236,32 @@ fn join_passes_the_tasks_waker_to_both_sides() {
 
 #[test]
 fn select_passes_the_tasks_waker_to_both_sides() {
+    // The outputs hold an `Rc`: no `Send` needed.
     // `b` wins.
     let task = TestTask::new();
-    let (a, b) = (Gate::<char>::new(), Gate::<char>::new());
+    let (a, b) = (Gate::<Rc<char>>::new(), Gate::<Rc<char>>::new());
     let mut race = select(a.wait(), b.wait());
     assert!(task.poll(&mut race).is_pending());
     assert_eq!(task.wakes(), 0, "{EXTRA_WAKE}");
-    b.open('b');
+    b.open(Rc::new('b'));
     assert_eq!(task.wakes(), 1, "`b` was woken: {LOST_WAKE}");
-    let Poll::Ready(Either::Right(('b', _a))) = task.poll(&mut race) else {
-        panic!("`b` was opened, so Select must be Ready(Right(('b', a)))");
+    let Poll::Ready(Either::Right((winner, _a))) = task.poll(&mut race) else {
+        panic!("`b` was opened, so Select must be Ready(Right((b, a)))");
     };
+    assert_eq!(*winner, 'b');
 
     // `a` wins.
     let task = TestTask::new();
-    let (a, b) = (Gate::<char>::new(), Gate::<char>::new());
+    let (a, b) = (Gate::<Rc<char>>::new(), Gate::<Rc<char>>::new());
     let mut race = select(a.wait(), b.wait());
     assert!(task.poll(&mut race).is_pending());
     assert_eq!(task.wakes(), 0, "{EXTRA_WAKE}");
-    a.open('a');
+    a.open(Rc::new('a'));
     assert_eq!(task.wakes(), 1, "`a` was woken: {LOST_WAKE}");
-    let Poll::Ready(Either::Left(('a', _b))) = task.poll(&mut race) else {
-        panic!("`a` was opened, so Select must be Ready(Left(('a', b)))");
+    let Poll::Ready(Either::Left((winner, _b))) = task.poll(&mut race) else {
+        panic!("`a` was opened, so Select must be Ready(Left((a, b)))");
     };
+    assert_eq!(*winner, 'a');
 }
 
 #[test]

@@ -2,17 +2,35 @@
 //! this file. They hand your functions a `&Site` that keeps its state in `Cell`s and a
 //! `RefCell` and borrows the test's in-flight gauge, so it is neither `Send` nor
 //! `'static`. They run in virtual time (`paused`, from labs/support): tokio's clock jumps
-//! to the next timer whenever every future is waiting, so elapsed times are exact, and a
-//! wall-clock watchdog fails a test whose clock stopped moving instead of hanging.
+//! to the next timer whenever every future is waiting, so elapsed times are exact. A poll
+//! budget, and behind it a wall-clock watchdog, fail a test whose clock stopped moving
+//! instead of letting it hang.
 
 use std::cell::RefCell;
 use std::time::Duration;
 
-use lab_support::{Gauge, paused};
+use lab_support::{Gauge, PollBudget, paused};
 use pipeline::{Source, fetch_as_ready, fetch_in_order};
 use tokio::time::{Instant, sleep};
 
 const MS: Duration = Duration::from_millis(1);
+
+/// Runs a test body like `paused` does, in virtual time under a wall-clock watchdog,
+/// and also fails it, at once, if the body is polled more often than any correct answer
+/// needs: something that wakes itself again and again (busy polling) would otherwise
+/// keep the virtual clock from moving until the watchdog fires.
+fn virtual_time<F, Fut>(make: F) -> Fut::Output
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: Future,
+    Fut::Output: Send + 'static,
+{
+    paused(move || async move {
+        // The most a correct answer here needs is under 600 polls.
+        let (output, _polls) = PollBudget::new(10_000, "the test", Box::pin(make())).await;
+        output
+    })
+}
 
 // ANCHOR: site
 /// A fake web site, single-threaded on purpose: nothing in it is `Send` or `Sync`, and
@@ -73,7 +91,7 @@ const TEN: [u32; 10] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
 #[test]
 fn never_more_than_limit_in_flight() {
-    paused(|| async {
+    virtual_time(|| async {
         let in_flight = Gauge::new();
         let site = Site::new(&in_flight, |_| 100 * MS);
 
@@ -92,7 +110,7 @@ fn never_more_than_limit_in_flight() {
 // ANCHOR: rounds
 #[test]
 fn ten_items_three_at_a_time_take_four_rounds() {
-    paused(|| async {
+    virtual_time(|| async {
         let in_flight = Gauge::new();
         let site = Site::new(&in_flight, |_| 100 * MS);
 
@@ -117,7 +135,7 @@ fn a_sliding_window_not_batches() {
     // handed on, and the rest two by two once 2 is done: 600 ms. (`buffered` keeps 3's
     // finished output in its slot until 2 has been handed on, so 4 starts at 300 ms,
     // not 200; the end is the same.)
-    paused(|| async {
+    virtual_time(|| async {
         let in_flight = Gauge::new();
         let site = Site::new(&in_flight, |id| if id == 2 { 300 * MS } else { 100 * MS });
         let ids = [1, 2, 3, 4, 5, 6, 7, 8, 9];
@@ -140,7 +158,7 @@ fn a_sliding_window_not_batches() {
 
 #[test]
 fn items_come_back_in_the_order_asked() {
-    paused(|| async {
+    virtual_time(|| async {
         // Out of order, with repeats; an id takes id × 10 ms, so the items arrive in
         // neither the order asked nor the order of their ids.
         let in_flight = Gauge::new();
@@ -162,7 +180,7 @@ fn items_come_back_in_the_order_asked() {
 // ANCHOR: as_ready
 #[test]
 fn as_ready_hands_items_back_as_they_arrive() {
-    paused(|| async {
+    virtual_time(|| async {
         // Item 1 takes 350 ms; the others 100 ms each, two at a time.
         let in_flight = Gauge::new();
         let site = Site::new(&in_flight, |id| if id == 1 { 350 * MS } else { 100 * MS });
@@ -183,7 +201,7 @@ fn as_ready_hands_items_back_as_they_arrive() {
 
 #[test]
 fn as_ready_never_more_than_limit_in_flight() {
-    paused(|| async {
+    virtual_time(|| async {
         let in_flight = Gauge::new();
         let site = Site::new(&in_flight, |_| 100 * MS);
 
@@ -203,7 +221,7 @@ fn as_ready_never_more_than_limit_in_flight() {
 
 #[test]
 fn as_ready_fetches_every_id_repeats_too() {
-    paused(|| async {
+    virtual_time(|| async {
         let in_flight = Gauge::new();
         let site = Site::new(&in_flight, |id| 10 * MS * id);
         let ids = [4, 9, 4, 1, 9, 2];
@@ -225,7 +243,7 @@ fn a_thousand_ids_seven_at_a_time() {
     // Beyond the small numbers: 1,000 ids, a limit of 7, 100 ms each, so
     // ceil(1000 / 7) = 143 rounds, for both functions.
     let ids: Vec<u32> = (0..1_000).map(|i| (i * 37) % 1_000).collect();
-    paused(move || async move {
+    virtual_time(move || async move {
         let in_flight = Gauge::new();
         let site = Site::new(&in_flight, |_| 100 * MS);
         let start = Instant::now();
