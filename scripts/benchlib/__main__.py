@@ -12,6 +12,8 @@ from .common import ROOT, BenchError, say
 USAGE = """usage: scripts/bench [NAME...]     run the named benchmarks (all if none), rewrite their data
        scripts/bench --check        rebuild every chart from its committed JSON; fail if a committed
                                     chart differs (runs no benchmark; scripts/test runs this)
+       scripts/bench --charts       rewrite every chart from its committed JSON (after changing
+                                    how a benchmark draws its chart; runs no benchmark)
        scripts/bench --smoke NAME…  run tiny versions into a temporary folder, render their charts,
                                     commit nothing (scripts/test runs this for some)
        scripts/bench --list         the benchmarks and what they measure
@@ -68,7 +70,7 @@ def run(module, smoke=False):
         common.remove(scratch)
 
 
-def check(all_benchmarks):
+def check(all_benchmarks, rewrite=False):
     bad, checked, pending = False, [], []
     for name, module in all_benchmarks.items():
         json_path, chart_path = paths(module)
@@ -77,7 +79,10 @@ def check(all_benchmarks):
             continue
         want = module.chart(common.read_json(json_path))
         have = chart_path.read_text() if chart_path.exists() else None
-        if want != have:
+        if rewrite and want != have:
+            chart_path.write_text(want)
+            say("rewrote %s" % chart_path.relative_to(ROOT))
+        elif want != have:
             print("%s is not what scripts/bench generates from %s"
                   % (chart_path.relative_to(ROOT), json_path.relative_to(ROOT)), file=sys.stderr)
             bad = True
@@ -100,13 +105,15 @@ def main(argv):
         return 0
     if argv[:1] == ["--check"]:
         return check(all_benchmarks)
+    if argv[:1] == ["--charts"]:
+        return check(all_benchmarks, rewrite=True)
     smoke = argv[:1] == ["--smoke"]
     names = argv[1:] if smoke else argv
     if smoke and not names:
         sys.exit("--smoke needs a benchmark NAME (known: %s)" % " ".join(all_benchmarks))
     for name in names:
         if name not in all_benchmarks:
-            sys.exit("error: unknown benchmark '%s' (known: %s; or --check, --smoke, --list)"
+            sys.exit("error: unknown benchmark '%s' (known: %s; or --check, --charts, --smoke, --list)"
                      % (name, " ".join(all_benchmarks)))
     try:
         for name in names or all_benchmarks:

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -223,6 +224,36 @@ def table(header, rows):
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return lines
+
+
+def round_ratios(values, base):
+    """A variant's ratio to the baseline in each round (both ran back to back in it)."""
+    return [v / b for v, b in zip(values, base)]
+
+
+def ratio_cell(ratios, median=None):
+    """The table cell of a ratio column: the median of the rounds' ratios (MEDIAN if the
+    JSON holds it, computed from unrounded times), and their range."""
+    median = statistics.median(ratios) if median is None else median
+    if max(ratios) - min(ratios) < 0.005:
+        return "%.2f×" % median
+    return "%.2f× (%.2f–%.2f)" % (median, min(ratios), max(ratios))
+
+
+def ratio_note(rounds, baseline, rows, value_format):
+    """The footnote under a table whose ratio column comes from `ratio_cell`, saying what the
+    ratio is and why it differs from dividing the table's medians. ROWS: (label, median,
+    baseline median, median ratio); the row where the two differ most is the example."""
+    def quotient(row):
+        return float(value_format % row[1]) / float(value_format % row[2])
+    label, value, base, _ = max(rows, key=lambda row: abs(quotient(row) - row[3]))
+    return ("¹ The median of the %d rounds' ratios, with their range: in each round the variants ran "
+            "back to back, and a variant's ratio is its time over the time of %s in the same round. "
+            "It is not the quotient of two medians in the time column (%s: %s / %s = %.2f×): the "
+            "machine's load moves every variant's time from round to round, and a ratio taken within "
+            "one round cancels that."
+            % (rounds, baseline, label, value_format % value, value_format % base,
+               quotient((label, value, base, 0))))
 
 
 def measured_on(data):

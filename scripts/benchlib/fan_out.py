@@ -3,7 +3,8 @@
 import re
 import statistics
 
-from .common import BenchError, bar_chart, ceiling, divan_row, generated_by, measured_on, parse_divan, table
+from .common import (BenchError, bar_chart, ceiling, divan_row, generated_by, measured_on, parse_divan,
+                     ratio_cell, ratio_note, round_ratios, table)
 
 NAME = "fan-out"
 DATA = "src/part3/data"
@@ -68,16 +69,16 @@ def chart(data):
     lines += bar_chart("%d small jobs six ways: median ns per job (shorter is better)" % jobs,
                        [r["label"] for r in rows], [r["ns_per_job"] for r in rows], "ns per job",
                        ceiling(max(r["ns_per_job"] for r in rows), 100), "%.0f", horizontal=True)
-    # A ratio is the median of the rounds' ratios: both variants of a round ran back to back.
-    base = [r for r in rows if r["name"] == BASELINE][0]["rounds_ns_per_job"]
-    body = []
+    base_row = [r for r in rows if r["name"] == BASELINE][0]
+    body, medians = [], []
     for r in rows:
-        ratio = statistics.median(ns / b for ns, b in zip(r["rounds_ns_per_job"], base))
-        body.append([r["label"], "%.0f" % r["ns_per_job"], "%.2f×" % ratio,
+        ratios = round_ratios(r["rounds_ns_per_job"], base_row["rounds_ns_per_job"])
+        medians.append((r["label"], r["ns_per_job"], base_row["ns_per_job"], statistics.median(ratios)))
+        body.append([r["label"], "%.0f" % r["ns_per_job"], ratio_cell(ratios),
                      format(round(r["jobs_per_second"], -3), ",.0f"), "%.2f" % r["allocs_per_job"],
                      "%.0f bytes" % (r["peak_bytes"] / jobs)])
     lines += [""]
-    lines += table(["Variant", "ns per job", "vs FuturesUnordered", "jobs per second",
+    lines += table(["Variant", "ns per job", "vs %s¹" % base_row["label"], "jobs per second",
                     "allocations per job", "peak heap per job"], body)
 
     def spread(r):
@@ -87,12 +88,13 @@ def chart(data):
         "",
         "One fan-out runs %d jobs and adds up their results; every runtime is built before "
         "the timed region. Time: the median of %d rounds, the variants running back to back "
-        "in each round in rotating order (a ratio is the median of the rounds' ratios); the "
-        "rounds' own medians ranged over %s ns per job. "
+        "in each round in rotating order; the rounds' own medians ranged over %s ns per job. "
         "Allocations and peak heap: calls to the allocator (including reallocations) and "
         "the most bytes live at once during one fan-out, on every thread, divided by the "
         "number of jobs; medians of %d fan-outs per variant."
         % (jobs, data["rounds"], "; ".join(spread(r) for r in rows), data["memory_passes"]),
+        "",
+        ratio_note(data["rounds"], base_row["label"], [m for m in medians if m[0] != base_row["label"]], "%.0f"),
         measured_on(data),
         "",
     ]

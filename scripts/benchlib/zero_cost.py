@@ -2,7 +2,8 @@
 
 import statistics
 
-from .common import BenchError, bar_chart, ceiling, generated_by, measured_on, parse_divan, table
+from .common import (BenchError, bar_chart, ceiling, generated_by, measured_on, parse_divan, ratio_cell,
+                     ratio_note, round_ratios, table)
 
 NAME = "zero-cost"
 DATA = "src/part1/data"
@@ -57,14 +58,11 @@ def chart(data):
                        [r["label"] for r in rows], [r["ns_per_op"] for r in rows], "ns per op",
                        ceiling(max(r["ns_per_op"] for r in rows), 10))
     lines += [""]
-    lines += table(["Variant", "ns per op", "vs hand-written", "allocations per op", "future size"],
-                   [[r["label"], "%.1f" % r["ns_per_op"], "%.2f×" % r["ratio"], "%g" % r["allocs_per_op"],
-                     "%d bytes" % r["future_bytes"]] for r in rows])
     base = rows[0]["rounds_ns"]
-
-    def ratios(r):
-        each = [ns / b for ns, b in zip(r["rounds_ns"], base)]
-        return "%s %.2f–%.2f×" % (r["label"], min(each), max(each))
+    ratios = {r["name"]: round_ratios(r["rounds_ns"], base) for r in rows}
+    lines += table(["Variant", "ns per op", "vs hand-written¹", "allocations per op", "future size"],
+                   [[r["label"], "%.1f" % r["ns_per_op"], ratio_cell(ratios[r["name"]], r["ratio"]),
+                     "%g" % r["allocs_per_op"], "%d bytes" % r["future_bytes"]] for r in rows])
 
     def verdict(r):
         gap = "within ±5%" if abs(r["ratio"] - 1) <= 0.05 else "%+.0f%%, goal missed" % ((r["ratio"] - 1) * 100)
@@ -76,9 +74,10 @@ def chart(data):
         "Goal: within ±5%% of the hand-written version, with 0 allocations. Measured: %s."
         % "; ".join(verdict(r) for r in rows[1:]),
         "",
-        "Medians of %d rounds. In each round the three ran back to back; a ratio is the "
-        "median of the rounds' ratios, which ranged over %s."
-        % (data["rounds"], ", ".join(ratios(r) for r in rows[1:])),
+        "ns per op: the median of %d rounds. %s"
+        % (data["rounds"], ratio_note(data["rounds"], "the hand-written version",
+                                      [(r["label"], r["ns_per_op"], rows[0]["ns_per_op"], r["ratio"])
+                                       for r in rows[1:]], "%.1f")),
         measured_on(data),
         "",
     ]
