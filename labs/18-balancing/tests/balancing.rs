@@ -33,7 +33,6 @@ fn seqs(queues: &[VecDeque<Ready>]) -> Vec<Vec<u64>> {
         .collect()
 }
 
-// ANCHOR: pick_tests
 #[test]
 fn a_core_runs_its_own_oldest_step_first() {
     guarded(|| {
@@ -71,6 +70,7 @@ fn per_connection_never_takes_another_cores_step() {
     });
 }
 
+// ANCHOR: steal_test
 #[test]
 fn an_idle_core_steals_the_oldest_waiting_step() {
     guarded(|| {
@@ -109,6 +109,7 @@ fn an_idle_core_steals_the_oldest_waiting_step() {
         );
     });
 }
+// ANCHOR_END: steal_test
 
 #[test]
 fn a_thief_looks_at_every_other_core() {
@@ -170,7 +171,6 @@ fn nothing_to_run_means_none() {
         }
     });
 }
-// ANCHOR_END: pick_tests
 
 // Whole runs. `work` is the seed's handler: a first step of 10 µs, then 0 to 10 awaited
 // steps of 10 µs each, drawn per request from a seed.
@@ -199,7 +199,6 @@ fn where_ran(r: &Run) -> String {
     )
 }
 
-// ANCHOR: run_tests
 #[test]
 fn uniform_work_gives_equal_throughput() {
     guarded(|| {
@@ -221,6 +220,7 @@ fn uniform_work_gives_equal_throughput() {
     });
 }
 
+// ANCHOR: skewed_test
 #[test]
 fn skewed_work_gives_stealing_a_lower_p99() {
     guarded(|| {
@@ -242,6 +242,7 @@ fn skewed_work_gives_stealing_a_lower_p99() {
         );
     });
 }
+// ANCHOR_END: skewed_test
 
 #[test]
 fn per_connection_never_moves_a_step() {
@@ -436,4 +437,3 @@ fn one_core_is_the_same_under_both_policies() {
         );
     });
 }
-// ANCHOR_END: run_tests

@@ -4,7 +4,8 @@
 //! really lasts. Prints JSON; `scripts/bench granularity` writes it to
 //! src/part4/data/granularity.json and draws chapter 18's chart from it.
 //!
-//! `cargo run --release -p balancing-solution --example extrapolate`
+//! `cargo run --release -p balancing-solution --example extrapolate` (add `-- --smoke` for
+//! a run of a few milliseconds of virtual time that only proves the harness works).
 
 use std::fmt::Write;
 use std::time::{Duration, Instant};
@@ -19,7 +20,6 @@ const MAX_AWAITS: u64 = 10;
 const UNIFORM_AWAITS: u64 = 5;
 const SEED: u64 = 18;
 const CORES: [usize; 4] = [2, 8, 16, 64];
-const DURATION: Micros = 1_000_000;
 
 /// The seed's wrk load, and one below saturation.
 struct LoadKind {
@@ -68,13 +68,16 @@ fn fields(r: &Report, cores: usize, duration: Micros) -> String {
 }
 
 fn main() {
+    let smoke = std::env::args().any(|arg| arg == "--smoke");
+    // Virtual time per run: long enough for thousands of requests in every row.
+    let duration: Micros = if smoke { 20_000 } else { 1_000_000 };
     let mut out = String::new();
     let policies = [Policy::PerConnection, Policy::WorkStealing];
     writeln!(out, "{{").unwrap();
     writeln!(
         out,
         "  \"model\": {{\"base_us\": {BASE}, \"step_us\": {STEP}, \"max_awaits\": {MAX_AWAITS}, \
-         \"uniform_awaits\": {UNIFORM_AWAITS}, \"seed\": {SEED}, \"duration_us\": {DURATION}}},"
+         \"uniform_awaits\": {UNIFORM_AWAITS}, \"seed\": {SEED}, \"duration_us\": {duration}}},"
     )
     .unwrap();
     let loads: Vec<String> = LOADS
@@ -98,7 +101,7 @@ fn main() {
                         cores,
                         connections: (load_kind.connections)(cores),
                         gap: load_kind.gap,
-                        duration: DURATION,
+                        duration,
                         trace: false,
                     };
                     let report = if work == "uniform" {
@@ -119,7 +122,7 @@ fn main() {
                         load_kind.name,
                         load.connections,
                         policy_name(policy),
-                        fields(&report, cores, DURATION)
+                        fields(&report, cores, duration)
                     ));
                 }
             }
@@ -137,7 +140,7 @@ fn main() {
         cores: 8,
         connections: 800,
         gap: 50,
-        duration: 10 * DURATION,
+        duration: 10 * duration,
         trace: false,
     };
     let mut seed_rows = Vec::new();
@@ -180,7 +183,7 @@ fn main() {
     let slack = std::fs::read_to_string("/proc/self/timerslack_ns")
         .ok()
         .and_then(|s| s.trim().parse::<u64>().ok());
-    let mut slept: Vec<u128> = (0..2000)
+    let mut slept: Vec<u128> = (0..if smoke { 50 } else { 2000 })
         .map(|_| {
             let start = Instant::now();
             std::thread::sleep(Duration::from_micros(10));

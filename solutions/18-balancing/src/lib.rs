@@ -1,4 +1,4 @@
-//! Lab 18: balancing, simulated. N cores serve requests made of awaited steps, in
+//! Solution to lab 18: balancing, simulated. N cores serve requests made of awaited steps, in
 //! virtual time, under two policies: per connection (thread-per-core) and per step
 //! (work-stealing). No threads, no clocks: the same input gives the same numbers.
 
@@ -8,6 +8,7 @@ use std::collections::{BinaryHeap, VecDeque};
 /// Virtual time, in microseconds.
 pub type Micros = u64;
 
+// ANCHOR: types
 /// How the cores share the work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
@@ -28,6 +29,7 @@ pub struct Ready {
     /// The connection whose request this step belongs to.
     pub conn: usize,
 }
+// ANCHOR_END: types
 
 // ANCHOR: solution
 impl Policy {
@@ -238,6 +240,7 @@ pub fn simulate(policy: Policy, load: &Load, work: impl Fn(usize, u64) -> Vec<Mi
                 ready(conn, id, &mut queues, now);
             }
         }
+        // ANCHOR: dispatch
         // Idle cores pick: those with steps of their own first, then the others.
         let idle = (0..n).filter(|&c| running[c].is_none());
         let (own, rest): (Vec<usize>, Vec<usize>) = idle.partition(|&c| !queues[c].is_empty());
@@ -262,6 +265,7 @@ pub fn simulate(policy: Policy, load: &Load, work: impl Fn(usize, u64) -> Vec<Mi
             running[core] = Some((step.conn, step.seq, now));
             events.push(Reverse((now + conn.steps[conn.step], 0, core)));
         }
+        // ANCHOR_END: dispatch
         // Until the next event, count cores left idle while steps wait.
         let next = events
             .peek()
