@@ -60,7 +60,7 @@ def chart(data):
             labels.append("%d cores, %s" % (n, short))
             values.append(row(data, "light", "skewed", n, policy)["p99_us"])
     lines += bar_chart("Skewed work, light load: p99 in µs (lower is better)", labels, values,
-                       "p99 (µs)", ceiling(max(values), 100), "%d")
+                       "p99 (µs)", ceiling(max(values), 100), "%d", horizontal=True)
     lines += [""]
 
     # The tables: every load, work and core count.

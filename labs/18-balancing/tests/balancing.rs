@@ -13,9 +13,10 @@ use balancing::{Load, Micros, Policy, Ready, Report, Run, simulate, skewed, unif
 const STUCK: &str = "the test did not finish: does `pick` loop forever looking for a step \
                      when every queue is empty? It must return None then.";
 
-/// Runs `f` under the watchdog (generous: it only turns a hang into a failure).
+/// Runs `f` under a 10 s watchdog: generous (the slowest test takes well under a second)
+/// because it only turns a hang into a failure.
 fn guarded<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    lab_support::within(Duration::from_secs(20), STUCK, f)
+    lab_support::within(Duration::from_secs(10), STUCK, f)
 }
 
 /// Queues from lists of `(seq, conn)`, one list per core, oldest first.
