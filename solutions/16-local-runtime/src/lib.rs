@@ -31,6 +31,7 @@ pub struct Cache {
     pub misses: u64,
 }
 
+// ANCHOR: service
 // ANCHOR: serve
 /// Serves requests until the channel closes, each one in a local task of its own, and
 /// returns once every request has been answered. Dropping the future stops them all.
@@ -81,4 +82,5 @@ fn cached(cache: &RefCell<Cache>, key: u32) -> Option<String> {
     value
 }
 // ANCHOR_END: lookup
+// ANCHOR_END: service
 // ANCHOR_END: solution
