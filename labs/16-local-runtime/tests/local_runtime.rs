@@ -31,6 +31,21 @@ struct Probe {
     loads: Gauge,
     /// Loads that ran to the end.
     finished: Cell<usize>,
+    /// Set when the fake backend found the cache borrowed while it was awaited.
+    held_borrow: Cell<bool>,
+}
+
+/// What goes wrong when a `RefCell` borrow lives across an `.await`, and the fix.
+const HELD_BORROW: &str = "the cache's RefCell is still borrowed while the backend is \
+    awaited: a borrow is alive across an .await, so any other task that touches the cache \
+    now panics with \"RefCell already borrowed\". Take what you need from the cache in a \
+    block or a plain fn, let the borrow end, then .await";
+
+impl Probe {
+    /// Fails the test first of all if the fake backend ever found the cache borrowed.
+    fn assert_no_held_borrow(&self) {
+        assert!(!self.held_borrow.get(), "{HELD_BORROW}");
+    }
 }
 
 // ANCHOR: fake
@@ -43,13 +58,10 @@ struct Fake {
 
 impl Backend for Fake {
     async fn load(&self, key: u32) -> String {
-        assert!(
-            self.cache.try_borrow_mut().is_ok(),
-            "the cache's RefCell is still borrowed while the backend is awaited (key {key}): \
-             a borrow is alive across an .await, so any other task that touches the cache \
-             now panics with \"RefCell already borrowed\". Take what you need from the cache \
-             in a block or a plain fn, let the borrow end, then .await"
-        );
+        if self.cache.try_borrow_mut().is_err() {
+            self.probe.held_borrow.set(true);
+            panic!("key {key}: {HELD_BORROW}");
+        }
         let probe = Rc::clone(&self.probe); // an `Rc` alive across the `.await`
         let _loading = probe.loads.enter();
         sleep(LOAD).await;
@@ -144,6 +156,7 @@ async fn run(asks: &[(u64, u32)]) -> Run {
         answers
     };
     let (returned, answers) = tokio::join!(served, answered);
+    probe.assert_no_held_borrow();
     Run {
         answers,
         returned,
@@ -277,6 +290,7 @@ fn serve_returns_only_when_every_request_is_answered() {
         let start = Instant::now();
         let served = timeout(PATIENCE, serve_with(backend, &cache, requests)).await;
 
+        probe.assert_no_held_borrow();
         assert!(served.is_ok(), "serve did not return after 1 s");
         assert_eq!(
             probe.finished.get(),
@@ -314,6 +328,7 @@ fn dropping_serve_stops_its_requests() {
         // `sender` stays open, so serve would wait for more requests. Stop it at 5 ms,
         // as a server stops at shutdown: by dropping its future.
         let served = timeout(5 * MS, serve_with(backend, &cache, requests)).await;
+        probe.assert_no_held_borrow();
         assert!(served.is_err(), "serve returned while its channel was open");
         assert_eq!(
             probe.loads.total(),
