@@ -4,8 +4,11 @@
 //! expect-error: E0308
 //! replaces: service
 
-pub async fn serve<B>(backend: B, cache: Rc<std::sync::Mutex<Cache>>, mut requests: mpsc::Receiver<Request>)
-where
+pub async fn serve<B>(
+    backend: B,
+    cache: Rc<std::sync::Mutex<Cache>>,
+    mut requests: mpsc::Receiver<Request>,
+) where
     B: Backend + 'static,
 {
     let backend = Rc::new(backend);
