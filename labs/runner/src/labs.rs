@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::lesson::{self, Forbid};
 
@@ -72,6 +73,20 @@ pub struct Lab {
     pub starter: Expect,
     /// What the learner's src/ must no longer use once the tests pass (`forbid`).
     pub forbid: Vec<Forbid>,
+    /// `time-limit` (seconds): a test binary running longer is stopped as hung.
+    pub time_limit: Option<Duration>,
+}
+
+/// A test binary still running after this long is stopped (it hangs), unless the lab's
+/// `time-limit`, `--time-limit SECS` or `LABS_TIME_LIMIT` says otherwise.
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(60);
+
+impl Lab {
+    /// The time limit for this lab's tests: the command line or environment first, then
+    /// the lab's Cargo.toml, then the default.
+    pub fn time_limit(&self, chosen: Option<Duration>) -> Duration {
+        chosen.or(self.time_limit).unwrap_or(DEFAULT_TIME_LIMIT)
+    }
 }
 
 impl Lab {
@@ -154,8 +169,17 @@ fn read_lab(labs_dir: &Path, slug: &str) -> Result<Lab, String> {
     };
     let forbid = lesson::parse_list(&strings(meta.get("forbid")).unwrap_or_default())
         .map_err(|e| format!("{}: forbid: {e}", manifest.display()))?;
+    let time_limit = match meta.get("time-limit") {
+        None => None,
+        Some(v) => Some(Duration::from_secs(
+            v.as_integer().filter(|&n| n > 0).ok_or_else(|| {
+                format!("{}: time-limit is a number of seconds", manifest.display())
+            })? as u64,
+        )),
+    };
     Ok(Lab {
         forbid,
+        time_limit,
         slug: slug.to_owned(),
         number: slug[..2].to_owned(),
         package: name

@@ -17,6 +17,7 @@ mod verify;
 mod watch;
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use labs::{Lab, Paths};
 use outcome::{Crate, Outcome};
@@ -26,9 +27,24 @@ usage: cargo labs [board]            show every lab and the next one to do
        cargo labs check NN           run lab NN's tests and summarize
        cargo labs hint NN [--reset]  reveal lab NN's next hint
        cargo labs watch [NN] [--poll]  re-check on save
-       cargo labs verify [NN] [--bless]  maintainers: prove the lab contract";
+       cargo labs verify [NN] [--bless]  maintainers: prove the lab contract
+options: --time-limit SECS    stop a test binary that runs longer (default 60;
+                              also LABS_TIME_LIMIT, or time-limit in a lab's Cargo.toml)";
 
 fn main() -> ExitCode {
+    // `cargo labs | head` closes the pipe early: stop quietly instead of panicking.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or("");
+        if text.starts_with("failed printing to stdout") {
+            std::process::exit(0);
+        }
+        default_hook(info);
+    }));
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(code) => code,
@@ -39,13 +55,47 @@ fn main() -> ExitCode {
     }
 }
 
+/// Options that apply to every command.
+pub struct Options {
+    /// `--time-limit SECS` or `LABS_TIME_LIMIT`: overrides every lab's limit.
+    pub time_limit: Option<Duration>,
+}
+
+fn parse_secs(text: &str, from: &str) -> Result<Duration, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n > 0 => Ok(Duration::from_secs(n)),
+        _ => Err(format!(
+            "{from}: expected a number of seconds, got `{text}`"
+        )),
+    }
+}
+
 fn run(args: &[String]) -> Result<ExitCode, String> {
+    // Options with a value first, then flags and positional arguments.
+    let mut options = Options {
+        time_limit: match std::env::var("LABS_TIME_LIMIT") {
+            Ok(v) if !v.is_empty() => Some(parse_secs(&v, "LABS_TIME_LIMIT")?),
+            _ => None,
+        },
+    };
+    let mut rest = Vec::new();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        if let Some(v) = arg.strip_prefix("--time-limit=") {
+            options.time_limit = Some(parse_secs(v, "--time-limit")?);
+        } else if arg == "--time-limit" {
+            let v = it.next().ok_or("--time-limit needs a number of seconds")?;
+            options.time_limit = Some(parse_secs(v, "--time-limit")?);
+        } else {
+            rest.push(arg.as_str());
+        }
+    }
     let paths = Paths::locate();
     let all = labs::discover(&paths.labs)?;
-    let flag = |name: &str| args.iter().any(|a| a == name);
-    let positional: Vec<&str> = args
+    let flag = |name: &str| rest.contains(&name);
+    let positional: Vec<&str> = rest
         .iter()
-        .map(String::as_str)
+        .copied()
         .filter(|a| !a.starts_with("--"))
         .collect();
     let chosen = |at: usize| -> Result<Vec<&Lab>, String> {
@@ -62,13 +112,19 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     };
 
     match positional.first().copied().unwrap_or("board") {
-        "board" | "list" => board(&paths, &all).map(|_| ExitCode::SUCCESS),
-        "check" => check(&paths, one(1)?),
+        "board" | "list" => board(&paths, &options, &all).map(|_| ExitCode::SUCCESS),
+        "check" => check(&paths, &options, one(1)?),
         "hint" => hints::reveal(&paths, one(1)?, flag("--reset")).map(|_| ExitCode::SUCCESS),
-        "watch" => watch::watch(&paths, &all, positional.get(1).copied(), flag("--poll"))
-            .map(|_| ExitCode::SUCCESS),
+        "watch" => watch::watch(
+            &paths,
+            &options,
+            &all,
+            positional.get(1).copied(),
+            flag("--poll"),
+        )
+        .map(|_| ExitCode::SUCCESS),
         "verify" => {
-            let rows = verify::verify(&paths, &chosen(1)?, flag("--bless"))?;
+            let rows = verify::verify(&paths, &options, &chosen(1)?, flag("--bless"))?;
             let failed = rows.iter().filter(|r| !r.ok).count();
             println!("\nverify: {} checks, {} failed", rows.len(), failed);
             Ok(if failed == 0 {
@@ -86,7 +142,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
 }
 
 /// Evaluates a lab as the learner has it now.
-pub fn evaluate(paths: &Paths, lab: &Lab) -> Result<Outcome, String> {
+pub fn evaluate(paths: &Paths, options: &Options, lab: &Lab) -> Result<Outcome, String> {
     Crate {
         workspace: &paths.labs,
         package: &lab.package,
@@ -94,6 +150,7 @@ pub fn evaluate(paths: &Paths, lab: &Lab) -> Result<Outcome, String> {
         crate_dir: &lab.dir,
         forbid: &lab.forbid,
         runner_dir: &paths.runner_dir(),
+        time_limit: lab.time_limit(options.time_limit),
     }
     .evaluate()
 }
@@ -111,12 +168,12 @@ pub fn status_line(lab: &Lab, outcome: &Outcome) -> String {
     )
 }
 
-fn board(paths: &Paths, all: &[Lab]) -> Result<(), String> {
+fn board(paths: &Paths, options: &Options, all: &[Lab]) -> Result<(), String> {
     println!("{}\n", style::bold("Async Rust Without Arc: labs"));
     let mut next = None;
     let mut done = 0;
     for lab in all {
-        let outcome = evaluate(paths, lab)?;
+        let outcome = evaluate(paths, options, lab)?;
         println!("{}", status_line(lab, &outcome));
         if outcome.is_done() {
             done += 1;
@@ -166,19 +223,53 @@ pub fn print_breaches(outcome: &Outcome) {
     }
 }
 
-fn check(paths: &Paths, lab: &Lab) -> Result<ExitCode, String> {
+/// Why a test run was stopped, and what usually causes it.
+pub fn print_hang(outcome: &Outcome) {
+    let Outcome::Hung {
+        limit,
+        binary,
+        running,
+        ..
+    } = outcome
+    else {
+        return;
+    };
+    let which = match running.as_slice() {
+        [] => String::new(),
+        names => format!(" (still running: {})", names.join(", ")),
+    };
+    println!(
+        "\n{} {binary} was still running after {} s and was stopped{which}.",
+        style::red("Stopped:"),
+        limit.as_secs()
+    );
+    println!(
+        "The usual cause: a future that wakes itself and answers Pending again and again (or a \
+         loop that polls without waiting) keeps the executor busy, so tokio's paused clock \
+         never moves and no `timeout` in the test can fire."
+    );
+    println!(
+        "{}",
+        style::dim(
+            "(The limit: --time-limit SECS, LABS_TIME_LIMIT, or time-limit in the lab's Cargo.toml.)"
+        )
+    );
+}
+
+fn check(paths: &Paths, options: &Options, lab: &Lab) -> Result<ExitCode, String> {
     println!(
         "{}",
         style::bold(&format!("Lab {}: {}", lab.number, lab.title))
     );
-    let outcome = evaluate(paths, lab)?;
+    let outcome = evaluate(paths, options, lab)?;
     match &outcome {
         Outcome::DoesNotCompile { rendered, .. } => print!("\n{rendered}"),
-        Outcome::Failing { output, .. } => print!("\n{output}"),
+        Outcome::Failing { output, .. } | Outcome::Hung { output, .. } => print!("\n{output}"),
         Outcome::BreaksLesson { .. } | Outcome::Done { .. } => {}
     }
     println!("\n{}", status_line(lab, &outcome));
     print_breaches(&outcome);
+    print_hang(&outcome);
     if outcome.is_done() {
         println!(
             "\n{} Run `cargo labs` to see what comes next.",

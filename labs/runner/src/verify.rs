@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use crate::labs::{Expect, Lab, Paths, read_toml};
 use crate::lesson::{self, Forbid};
 use crate::outcome::{Crate, Outcome};
-use crate::style;
+use crate::{Options, style};
 
 pub struct Row {
     pub ok: bool,
@@ -29,7 +29,12 @@ pub struct Row {
     pub detail: String,
 }
 
-pub fn verify(paths: &Paths, labs: &[&Lab], bless: bool) -> Result<Vec<Row>, String> {
+pub fn verify(
+    paths: &Paths,
+    options: &Options,
+    labs: &[&Lab],
+    bless: bool,
+) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
     for lab in labs {
         let solution_dir = paths.solutions.join(&lab.slug);
@@ -68,6 +73,7 @@ pub fn verify(paths: &Paths, labs: &[&Lab], bless: bool) -> Result<Vec<Row>, Str
             crate_dir: &lab.dir,
             forbid: &lab.forbid,
             runner_dir: &runner_dir,
+            time_limit: lab.time_limit(options.time_limit),
         }
         .evaluate()?;
         push(&mut rows, "starter is red", expect(&lab.starter, &starter));
@@ -100,6 +106,7 @@ pub fn verify(paths: &Paths, labs: &[&Lab], bless: bool) -> Result<Vec<Row>, Str
             crate_dir: &solution_dir,
             forbid: &lab.forbid,
             runner_dir: &runner_dir,
+            time_limit: lab.time_limit(options.time_limit),
         }
         .evaluate()?;
         push(
@@ -139,7 +146,7 @@ pub fn verify(paths: &Paths, labs: &[&Lab], bless: bool) -> Result<Vec<Row>, Str
                     .to_string_lossy()
                     .into_owned();
                 let result =
-                    check_variant(paths, lab, &solution_dir, &manifest, &file, folder, &name);
+                    check_variant(paths, options, lab, &solution_dir, &manifest, &file, folder);
                 push(
                     &mut rows,
                     &format!("{folder}/{name}.rs is {verdict}"),
@@ -218,6 +225,10 @@ fn failure_text(outcome: &Outcome) -> String {
             format!("does not compile, errors {}", all.join(", "))
         }
         Outcome::Failing { failed, .. } => format!("{}: {}", outcome.summary(), failed.join(", ")),
+        Outcome::Hung { binary, .. } => format!(
+            "{} ({binary}; a wrong answer must fail, never hang: see lab-support's watchdog)",
+            outcome.summary()
+        ),
         Outcome::BreaksLesson { breaches, .. } => {
             let places: Vec<String> = breaches.iter().map(|b| b.short()).collect();
             format!("tests pass, but {}", places.join("; "))
@@ -403,13 +414,14 @@ fn splice(source: &str, name: &str, body: &str) -> Result<String, String> {
 
 fn check_variant(
     paths: &Paths,
+    options: &Options,
     lab: &Lab,
     solution_dir: &Path,
     manifest: &toml::Table,
     file: &Path,
     folder: &str,
-    name: &str,
 ) -> Result<String, String> {
+    let name = &*file.file_stem().unwrap_or_default().to_string_lossy();
     let wrong = parse_wrong(&fs::read_to_string(file).map_err(|e| e.to_string())?)?;
     if let Expect::Lesson(items) = &wrong.expect
         && let Some(item) = items.iter().find(|i| !lab.forbid.contains(i))
@@ -443,6 +455,7 @@ fn check_variant(
         crate_dir: &dir,
         forbid: &lab.forbid,
         runner_dir: &paths.runner_dir(),
+        time_limit: lab.time_limit(options.time_limit),
     }
     .evaluate()?;
     expect(&wrong.expect, &outcome)

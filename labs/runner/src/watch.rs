@@ -10,9 +10,15 @@ use notify::{Event, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::labs::{Lab, Paths};
 use crate::outcome::Outcome;
-use crate::{evaluate, status_line, style};
+use crate::{Options, evaluate, status_line, style};
 
-pub fn watch(paths: &Paths, all: &[Lab], wanted: Option<&str>, poll: bool) -> Result<(), String> {
+pub fn watch(
+    paths: &Paths,
+    options: &Options,
+    all: &[Lab],
+    wanted: Option<&str>,
+    poll: bool,
+) -> Result<(), String> {
     let (tx, rx) = mpsc::channel::<notify::Result<Event>>();
     // Keep the watcher alive for as long as we watch.
     let _watcher: Box<dyn Watcher> = start(&paths.labs, tx, poll)?;
@@ -24,7 +30,7 @@ pub fn watch(paths: &Paths, all: &[Lab], wanted: Option<&str>, poll: bool) -> Re
     loop {
         let lab = match focus {
             Some(lab) => lab,
-            None => match first_unfinished(paths, all)? {
+            None => match first_unfinished(paths, options, all)? {
                 Some(lab) => lab,
                 None => {
                     println!("{}", style::green("Every lab is green. Well done!"));
@@ -33,15 +39,16 @@ pub fn watch(paths: &Paths, all: &[Lab], wanted: Option<&str>, poll: bool) -> Re
             },
         };
         focus = Some(lab);
-        let outcome = evaluate(paths, lab)?;
+        let outcome = evaluate(paths, options, lab)?;
         style::clear_screen();
         match &outcome {
             Outcome::DoesNotCompile { rendered, .. } => print!("{rendered}"),
-            Outcome::Failing { output, .. } => print!("{output}"),
+            Outcome::Failing { output, .. } | Outcome::Hung { output, .. } => print!("{output}"),
             Outcome::BreaksLesson { .. } | Outcome::Done { .. } => {}
         }
         println!("\n{}", status_line(lab, &outcome));
         crate::print_breaches(&outcome);
+        crate::print_hang(&outcome);
         if outcome.is_done() {
             println!("{}", style::green(&format!("Lab {} is done!", lab.number)));
             if wanted.is_some() {
@@ -98,9 +105,13 @@ fn wait_for_change(rx: &mpsc::Receiver<notify::Result<Event>>) -> Result<(), Str
     Ok(())
 }
 
-fn first_unfinished<'a>(paths: &Paths, all: &'a [Lab]) -> Result<Option<&'a Lab>, String> {
+fn first_unfinished<'a>(
+    paths: &Paths,
+    options: &Options,
+    all: &'a [Lab],
+) -> Result<Option<&'a Lab>, String> {
     for lab in all {
-        if !evaluate(paths, lab)?.is_done() {
+        if !evaluate(paths, options, lab)?.is_done() {
             return Ok(Some(lab));
         }
     }
