@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use labs::{Lab, Paths};
-use outcome::{Crate, Outcome};
+use outcome::{Crate, Evaluation, Outcome};
 
 const USAGE: &str = "\
 usage: cargo labs [board]            show every lab and the next one to do
@@ -126,7 +126,10 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         "verify" => {
             let rows = verify::verify(&paths, &options, &chosen(1)?, flag("--bless"))?;
             let failed = rows.iter().filter(|r| !r.ok).count();
-            println!("\nverify: {} checks, {} failed", rows.len(), failed);
+            println!(
+                "\nverify: {}, {failed} failed",
+                outcome::plural(rows.len(), "check", "checks")
+            );
             Ok(if failed == 0 {
                 ExitCode::SUCCESS
             } else {
@@ -142,7 +145,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
 }
 
 /// Evaluates a lab as the learner has it now.
-pub fn evaluate(paths: &Paths, options: &Options, lab: &Lab) -> Result<Outcome, String> {
+pub fn evaluate(paths: &Paths, options: &Options, lab: &Lab) -> Result<Evaluation, String> {
     Crate {
         workspace: &paths.labs,
         package: &lab.package,
@@ -173,7 +176,7 @@ fn board(paths: &Paths, options: &Options, all: &[Lab]) -> Result<(), String> {
     let mut next = None;
     let mut done = 0;
     for lab in all {
-        let outcome = evaluate(paths, options, lab)?;
+        let outcome = evaluate(paths, options, lab)?.outcome;
         println!("{}", status_line(lab, &outcome));
         if outcome.is_done() {
             done += 1;
@@ -181,7 +184,10 @@ fn board(paths: &Paths, options: &Options, all: &[Lab]) -> Result<(), String> {
             next = Some(lab);
         }
     }
-    println!("\n{done} of {} labs done.", all.len());
+    println!(
+        "\n{done} of {} done.",
+        outcome::plural(all.len(), "lab", "labs")
+    );
     match next {
         Some(lab) => print_next(lab),
         None => println!("{}", style::green("Every lab is green. Well done!")),
@@ -205,6 +211,30 @@ pub fn print_next(lab: &Lab) {
     println!("  check     cargo labs check {}", lab.number);
     println!("  stuck?    cargo labs hint {}", lab.number);
     println!("  or leave  cargo labs watch   running while you edit");
+}
+
+/// What the compiler and the tests said: warnings first (they often point at the
+/// mistake), then the errors or the test output.
+pub fn print_details(evaluation: &Evaluation) {
+    match &evaluation.outcome {
+        // rustc's text already has the warnings among the errors.
+        Outcome::DoesNotCompile { rendered, .. } => print!("\n{rendered}"),
+        Outcome::Failing { output, .. } | Outcome::Hung { output, .. } => {
+            print_warnings(&evaluation.warnings);
+            print!("\n{output}");
+        }
+        Outcome::BreaksLesson { .. } | Outcome::Done { .. } => print_warnings(&evaluation.warnings),
+    }
+}
+
+fn print_warnings(warnings: &[outcome::Diagnostic]) {
+    if warnings.is_empty() {
+        return;
+    }
+    println!();
+    for w in warnings {
+        print!("{}", w.rendered);
+    }
 }
 
 /// Where the learner's code still keeps what the lab forbids, and why that matters.
@@ -261,12 +291,9 @@ fn check(paths: &Paths, options: &Options, lab: &Lab) -> Result<ExitCode, String
         "{}",
         style::bold(&format!("Lab {}: {}", lab.number, lab.title))
     );
-    let outcome = evaluate(paths, options, lab)?;
-    match &outcome {
-        Outcome::DoesNotCompile { rendered, .. } => print!("\n{rendered}"),
-        Outcome::Failing { output, .. } | Outcome::Hung { output, .. } => print!("\n{output}"),
-        Outcome::BreaksLesson { .. } | Outcome::Done { .. } => {}
-    }
+    let evaluation = evaluate(paths, options, lab)?;
+    print_details(&evaluation);
+    let outcome = evaluation.outcome;
     println!("\n{}", status_line(lab, &outcome));
     print_breaches(&outcome);
     print_hang(&outcome);

@@ -1,8 +1,9 @@
 //! Runs a crate's tests with cargo and says where it stands: does not compile (with
-//! the error codes and rustc's own text), some tests failing (by name), or done.
+//! the error codes and rustc's own text), some tests failing (by name), stopped because
+//! a test hangs, green but still using what the lab forbids, or done.
 //! Nothing is stored: every answer comes from running the tests now.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -15,14 +16,9 @@ use crate::style;
 #[derive(Debug)]
 pub enum Outcome {
     DoesNotCompile {
-        /// Error codes such as "E0308", without repeats, sorted.
-        codes: Vec<String>,
-        /// The message of each error that has no code (rustc gives some errors none,
-        /// e.g. "future cannot be sent between threads safely"), without repeats, sorted.
-        uncoded: Vec<String>,
-        /// How many errors rustc reported.
-        errors: usize,
-        /// Everything rustc printed, as a learner sees it.
+        /// Every error rustc reported, in order.
+        errors: Vec<Diagnostic>,
+        /// Everything rustc printed (errors and warnings), as a learner sees it.
         rendered: String,
     },
     Failing {
@@ -59,14 +55,15 @@ impl Outcome {
     /// One short line for the board.
     pub fn summary(&self) -> String {
         match self {
-            Outcome::DoesNotCompile { codes, errors, .. } if codes.is_empty() => {
-                format!("does not compile ({errors} errors)")
-            }
-            Outcome::DoesNotCompile { codes, errors, .. } => {
-                format!("does not compile ({errors} errors: {})", codes.join(", "))
+            Outcome::DoesNotCompile { errors, .. } => {
+                format!("does not compile ({})", error_summary(errors))
             }
             Outcome::Failing { failed, total, .. } => {
-                format!("{} of {total} tests failing", failed.len())
+                format!(
+                    "{} of {} failing",
+                    failed.len(),
+                    plural(*total, "test", "tests")
+                )
             }
             Outcome::Hung { limit, running, .. } => {
                 let what = match running.as_slice() {
@@ -85,9 +82,54 @@ impl Outcome {
                 };
                 format!("tests pass, but {}{more}", first.short())
             }
-            Outcome::Done { total } => format!("done ({total} tests pass)"),
+            Outcome::Done { total } => {
+                format!("done ({})", plural(*total, "test passes", "tests pass"))
+            }
         }
     }
+}
+
+/// Error codes with how often each occurs, and the same for the messages of errors that
+/// have no code (rustc gives some none, e.g. "future cannot be sent between threads safely").
+pub fn error_kinds(errors: &[Diagnostic]) -> (BTreeMap<String, usize>, BTreeMap<String, usize>) {
+    let (mut codes, mut uncoded) = (BTreeMap::new(), BTreeMap::new());
+    for e in errors {
+        match &e.code {
+            Some(code) => *codes.entry(code.clone()).or_insert(0) += 1,
+            None => *uncoded.entry(e.message.clone()).or_insert(0) += 1,
+        }
+    }
+    (codes, uncoded)
+}
+
+/// "1 error: E0308", "5 errors: 1 E0308, 4 without a code", "3 errors without a code".
+pub fn error_summary(errors: &[Diagnostic]) -> String {
+    let (codes, uncoded) = error_kinds(errors);
+    let without: usize = uncoded.values().sum();
+    match (errors.len(), codes.keys().next()) {
+        (1, Some(code)) => format!("1 error: {code}"),
+        (1, None) => "1 error without a code".to_owned(),
+        (n, None) => format!("{n} errors without a code"),
+        (n, Some(_)) => {
+            let mut parts: Vec<String> = codes.iter().map(|(c, k)| format!("{k} {c}")).collect();
+            if without > 0 {
+                parts.push(format!("{without} without a code"));
+            }
+            format!("{n} errors: {}", parts.join(", "))
+        }
+    }
+}
+
+/// "1 test", "6 tests": the count with the word it takes.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The outcome of a crate, and the compiler's warnings on the way (shown before test
+/// failures, as they often point at the mistake).
+pub struct Evaluation {
+    pub outcome: Outcome,
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// The cargo that started us (so the pinned toolchain is used), or `cargo`.
@@ -123,28 +165,38 @@ impl Crate<'_> {
     }
 
     /// Builds the tests, then runs each test binary under the time limit.
-    pub fn evaluate(&self) -> Result<Outcome, String> {
+    pub fn evaluate(&self) -> Result<Evaluation, String> {
         let build = run(self.command(&["--no-run", "--message-format=json"]))?;
         let stdout = String::from_utf8_lossy(&build.stdout);
         let diagnostics = Diagnostics::parse(&stdout);
         if !build.status.success() {
-            if diagnostics.errors == 0 {
+            if diagnostics.errors.is_empty() {
                 return Err(format!(
                     "cargo failed before compiling {}:\n{}",
                     self.package,
                     String::from_utf8_lossy(&build.stderr)
                 ));
             }
-            return Ok(Outcome::DoesNotCompile {
-                codes: diagnostics.codes.into_iter().collect(),
-                uncoded: diagnostics.uncoded.into_iter().collect(),
-                errors: diagnostics.errors,
-                rendered: diagnostics.rendered,
+            return Ok(Evaluation {
+                outcome: Outcome::DoesNotCompile {
+                    errors: diagnostics.errors,
+                    rendered: diagnostics.rendered,
+                },
+                warnings: diagnostics.warnings,
             });
         }
+        let outcome = self.run_tests(&stdout)?;
+        Ok(Evaluation {
+            outcome,
+            warnings: diagnostics.warnings,
+        })
+    }
+
+    /// Runs each test binary of a successful build under the time limit.
+    fn run_tests(&self, stdout: &str) -> Result<Outcome, String> {
         let (mut passed, mut failed, mut output, mut crashed) =
             (0, Vec::new(), String::new(), false);
-        for binary in TestBinary::from_build(&stdout) {
+        for binary in TestBinary::from_build(stdout) {
             let mut cmd = Command::new(&binary.executable);
             cmd.current_dir(&binary.manifest_dir)
                 .env("CARGO_MANIFEST_DIR", &binary.manifest_dir)
@@ -360,22 +412,50 @@ fn run(mut cmd: Command) -> Result<Output, String> {
         .map_err(|e| format!("could not run cargo: {e}"))
 }
 
+/// One message from rustc.
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    /// "error[E0308]: mismatched types" has code Some("E0308") and message "mismatched types".
+    pub code: Option<String>,
+    pub message: String,
+    /// Where its primary span points, as rustc shows it: "09-fan-out/src/lib.rs:12:5".
+    pub place: Option<String>,
+    /// The text of the labels on the spans ("`Rc<…>` cannot be sent between threads safely").
+    pub labels: Vec<String>,
+    /// rustc's own rendering, several lines with the code excerpt.
+    pub rendered: String,
+}
+
+impl Diagnostic {
+    /// One line: "09-fan-out/src/lib.rs:12:5: error[E0308]: mismatched types".
+    pub fn one_line(&self, level: &str) -> String {
+        let code = self
+            .code
+            .as_ref()
+            .map(|c| format!("[{c}]"))
+            .unwrap_or_default();
+        match &self.place {
+            Some(place) => format!("{place}: {level}{code}: {}", self.message),
+            None => format!("{level}{code}: {}", self.message),
+        }
+    }
+}
+
 /// What rustc said while building, from cargo's `--message-format=json` lines.
 struct Diagnostics {
-    codes: BTreeSet<String>,
-    uncoded: BTreeSet<String>,
-    errors: usize,
+    errors: Vec<Diagnostic>,
+    warnings: Vec<Diagnostic>,
     rendered: String,
 }
 
 impl Diagnostics {
     fn parse(json_lines: &str) -> Diagnostics {
         let mut d = Diagnostics {
-            codes: BTreeSet::new(),
-            uncoded: BTreeSet::new(),
-            errors: 0,
+            errors: Vec::new(),
+            warnings: Vec::new(),
             rendered: String::new(),
         };
+        let mut seen = std::collections::HashSet::new();
         for line in json_lines.lines() {
             let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
                 continue;
@@ -385,15 +465,40 @@ impl Diagnostics {
             }
             let message = &msg["message"];
             let text = message["message"].as_str().unwrap_or("");
-            if message["level"] == "error" && !text.starts_with("aborting due to") {
-                d.errors += 1;
-                match message["code"]["code"].as_str() {
-                    Some(code) => d.codes.insert(code.to_owned()),
-                    None => d.uncoded.insert(text.to_owned()),
-                };
+            let rendered = message["rendered"].as_str().unwrap_or("");
+            // cargo test builds src/ twice (the library, and its unit tests): say it once.
+            if !seen.insert(rendered.to_owned()) {
+                continue;
             }
-            if let Some(rendered) = message["rendered"].as_str() {
-                d.rendered.push_str(rendered);
+            d.rendered.push_str(rendered);
+            // Totals ("aborting due to…", "2 warnings emitted") are not findings.
+            if text.starts_with("aborting due to") || text.ends_with("emitted") {
+                continue;
+            }
+            let spans = message["spans"].as_array().cloned().unwrap_or_default();
+            let place = spans.iter().find(|s| s["is_primary"] == true).map(|s| {
+                format!(
+                    "{}:{}:{}",
+                    s["file_name"].as_str().unwrap_or("?"),
+                    s["line_start"],
+                    s["column_start"]
+                )
+            });
+            let labels = spans
+                .iter()
+                .filter_map(|s| s["label"].as_str().map(str::to_owned))
+                .collect();
+            let diagnostic = Diagnostic {
+                code: message["code"]["code"].as_str().map(str::to_owned),
+                message: text.to_owned(),
+                place,
+                labels,
+                rendered: rendered.to_owned(),
+            };
+            match message["level"].as_str() {
+                Some("error") => d.errors.push(diagnostic),
+                Some("warning") => d.warnings.push(diagnostic),
+                _ => {}
             }
         }
         d
@@ -440,13 +545,52 @@ mod tests {
         assert_eq!(test_results(out), (1, vec!["b".to_owned()]));
     }
 
+    fn error(code: Option<&str>) -> Diagnostic {
+        Diagnostic {
+            code: code.map(str::to_owned),
+            message: "future cannot be sent between threads safely".into(),
+            place: None,
+            labels: Vec::new(),
+            rendered: String::new(),
+        }
+    }
+
+    #[test]
+    fn summaries_count_and_agree_in_number() {
+        let five = [
+            error(Some("E0308")),
+            error(None),
+            error(None),
+            error(None),
+            error(None),
+        ];
+        assert_eq!(error_summary(&five), "5 errors: 1 E0308, 4 without a code");
+        assert_eq!(error_summary(&five[..1]), "1 error: E0308");
+        assert_eq!(error_summary(&five[1..2]), "1 error without a code");
+        assert_eq!(error_summary(&five[1..]), "4 errors without a code");
+        let failing = Outcome::Failing {
+            failed: vec!["a".into()],
+            total: 6,
+            output: String::new(),
+        };
+        assert_eq!(failing.summary(), "1 of 6 tests failing");
+        let one = Outcome::Failing {
+            failed: vec!["a".into()],
+            total: 1,
+            output: String::new(),
+        };
+        assert_eq!(one.summary(), "1 of 1 test failing");
+        assert_eq!(Outcome::Done { total: 1 }.summary(), "done (1 test passes)");
+        assert_eq!(Outcome::Done { total: 6 }.summary(), "done (6 tests pass)");
+    }
+
     #[test]
     fn reads_compiler_messages() {
         let line = r#"{"reason":"compiler-message","message":{"level":"error","message":"mismatched types","code":{"code":"E0308"},"rendered":"error[E0308]: mismatched types\n"}}"#;
         let abort = r#"{"reason":"compiler-message","message":{"level":"error","message":"aborting due to 1 previous error","code":null,"rendered":"error: aborting due to 1 previous error\n"}}"#;
         let d = Diagnostics::parse(&format!("{line}\nnot json\n{abort}\n"));
-        assert_eq!(d.errors, 1);
-        assert_eq!(d.codes.into_iter().collect::<Vec<_>>(), ["E0308"]);
+        assert_eq!(d.errors.len(), 1);
+        assert_eq!(d.errors[0].code.as_deref(), Some("E0308"));
         assert!(d.rendered.contains("mismatched types") && d.rendered.contains("aborting"));
     }
 }

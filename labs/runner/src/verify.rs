@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use crate::labs::{Expect, Lab, Paths, read_toml};
 use crate::lesson::{self, Forbid};
-use crate::outcome::{Crate, Outcome};
+use crate::outcome::{Crate, Diagnostic, Outcome, error_kinds, plural};
 use crate::{Options, style};
 
 pub struct Row {
@@ -75,7 +75,8 @@ pub fn verify(
             runner_dir: &runner_dir,
             time_limit: lab.time_limit(options.time_limit),
         }
-        .evaluate()?;
+        .evaluate()?
+        .outcome;
         push(&mut rows, "starter is red", expect(&lab.starter, &starter));
         if let Outcome::DoesNotCompile { rendered, .. } = &starter {
             push(
@@ -108,7 +109,8 @@ pub fn verify(
             runner_dir: &runner_dir,
             time_limit: lab.time_limit(options.time_limit),
         }
-        .evaluate()?;
+        .evaluate()?
+        .outcome;
         push(
             &mut rows,
             "solution is green",
@@ -166,8 +168,8 @@ fn expect(expected: &Expect, got: &Outcome) -> Result<String, String> {
         v
     };
     match (expected, got) {
-        (Expect::Errors(want), Outcome::DoesNotCompile { codes, uncoded, .. })
-            if sorted(want) == sorted(&[codes.as_slice(), uncoded.as_slice()].concat()) =>
+        (Expect::Errors(want), Outcome::DoesNotCompile { errors, .. })
+            if sorted(want) == kinds(errors) =>
         {
             Ok(got.summary())
         }
@@ -216,12 +218,8 @@ fn expect(expected: &Expect, got: &Outcome) -> Result<String, String> {
 
 fn failure_text(outcome: &Outcome) -> String {
     match outcome {
-        Outcome::DoesNotCompile { codes, uncoded, .. } => {
-            let all: Vec<String> = codes
-                .iter()
-                .chain(uncoded)
-                .map(|e| format!("`{e}`"))
-                .collect();
+        Outcome::DoesNotCompile { errors, .. } => {
+            let all: Vec<String> = kinds(errors).iter().map(|e| format!("`{e}`")).collect();
             format!("does not compile, errors {}", all.join(", "))
         }
         Outcome::Failing { failed, .. } => format!("{}: {}", outcome.summary(), failed.join(", ")),
@@ -237,14 +235,17 @@ fn failure_text(outcome: &Outcome) -> String {
     }
 }
 
+/// The error codes, and the messages of errors without one, each once, sorted.
+fn kinds(errors: &[Diagnostic]) -> Vec<String> {
+    let (codes, uncoded) = error_kinds(errors);
+    let mut all: Vec<String> = codes.into_keys().chain(uncoded.into_keys()).collect();
+    all.sort();
+    all
+}
+
 fn names(items: &[Forbid]) -> String {
     let names: Vec<&str> = items.iter().map(|f| f.name()).collect();
     names.join(", ")
-}
-
-/// "1 test passes", "6 tests pass".
-pub fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Compares rustc's text with the committed snapshot, or writes it with --bless.
@@ -457,7 +458,8 @@ fn check_variant(
         runner_dir: &paths.runner_dir(),
         time_limit: lab.time_limit(options.time_limit),
     }
-    .evaluate()?;
+    .evaluate()?
+    .outcome;
     expect(&wrong.expect, &outcome)
 }
 

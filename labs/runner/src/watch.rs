@@ -9,7 +9,6 @@ use std::time::Duration;
 use notify::{Event, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::labs::{Lab, Paths};
-use crate::outcome::Outcome;
 use crate::{Options, evaluate, status_line, style};
 
 pub fn watch(
@@ -39,13 +38,10 @@ pub fn watch(
             },
         };
         focus = Some(lab);
-        let outcome = evaluate(paths, options, lab)?;
+        let evaluation = evaluate(paths, options, lab)?;
         style::clear_screen();
-        match &outcome {
-            Outcome::DoesNotCompile { rendered, .. } => print!("{rendered}"),
-            Outcome::Failing { output, .. } | Outcome::Hung { output, .. } => print!("{output}"),
-            Outcome::BreaksLesson { .. } | Outcome::Done { .. } => {}
-        }
+        crate::print_details(&evaluation);
+        let outcome = evaluation.outcome;
         println!("\n{}", status_line(lab, &outcome));
         crate::print_breaches(&outcome);
         crate::print_hang(&outcome);
@@ -111,7 +107,7 @@ fn first_unfinished<'a>(
     all: &'a [Lab],
 ) -> Result<Option<&'a Lab>, String> {
     for lab in all {
-        if !evaluate(paths, options, lab)?.is_done() {
+        if !evaluate(paths, options, lab)?.outcome.is_done() {
             return Ok(Some(lab));
         }
     }
