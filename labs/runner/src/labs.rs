@@ -38,11 +38,56 @@ impl Paths {
 }
 
 impl Paths {
+    /// A page of the book online: `book-url` in labs/Cargo.toml's
+    /// `[workspace.metadata.labs]`, or else GitHub Pages' address for the repository's
+    /// `origin` remote when that is on GitHub; `None` without either (an offline kit).
+    pub fn book_url(&self, page: &str) -> Option<String> {
+        static BASE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+        let base = BASE.get_or_init(|| {
+            let configured = read_toml(&self.labs.join("Cargo.toml")).ok().and_then(|t| {
+                t.get("workspace")?
+                    .get("metadata")?
+                    .get("labs")?
+                    .get("book-url")?
+                    .as_str()
+                    .map(str::to_owned)
+            });
+            configured
+                .filter(|u| !u.is_empty())
+                .or_else(|| github_pages(&self.root))
+        });
+        base.as_ref()
+            .map(|b| format!("{}/{}", b.trim_end_matches('/'), html(page)))
+    }
+
     /// target/labs-runner/: what the runner generates (clippy.toml files, hint counters,
     /// wrong-answer crates).
     pub fn runner_dir(&self) -> PathBuf {
         self.target.join("labs-runner")
     }
+}
+
+/// "https://github.com/owner/repo(.git)" or "git@github.com:owner/repo.git" ->
+/// "https://owner.github.io/repo".
+fn github_pages(root: &Path) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["remote", "get-url", "origin"])
+        .output()
+        .ok()?;
+    pages_url(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+fn pages_url(remote: &str) -> Option<String> {
+    let rest = remote
+        .strip_prefix("https://github.com/")
+        .or_else(|| remote.strip_prefix("git@github.com:"))
+        .or_else(|| remote.strip_prefix("ssh://git@github.com/"))?;
+    let (owner, repo) = rest.trim_end_matches('/').split_once('/')?;
+    let repo = repo.trim_end_matches(".git");
+    (!owner.is_empty() && !repo.is_empty() && !repo.contains('/'))
+        .then(|| format!("https://{}.github.io/{repo}", owner.to_lowercase()))
 }
 
 /// How a lab's starter code is meant to fail.
@@ -90,13 +135,20 @@ impl Lab {
 }
 
 impl Lab {
-    /// The page as served by `scripts/serve`.
-    pub fn url(&self) -> String {
-        format!(
-            "http://127.0.0.1:3000/{}",
-            self.page.trim_end_matches(".md").to_owned() + ".html"
-        )
+    /// A page of the book (relative to src/) as served by `scripts/serve`.
+    pub fn url(&self, page: &str) -> String {
+        format!("http://127.0.0.1:3000/{}", html(page))
     }
+
+    /// The solution page: the lab page's name with `-solution` ("part3/09-fan-out-solution.md").
+    pub fn solution_page(&self) -> String {
+        format!("{}-solution.md", self.page.trim_end_matches(".md"))
+    }
+}
+
+/// "part3/09-fan-out.md" -> "part3/09-fan-out.html"
+pub fn html(page: &str) -> String {
+    format!("{}.html", page.trim_end_matches(".md"))
 }
 
 /// Lab folders are exactly those named `NN-slug` (two digits, a dash).
@@ -210,4 +262,17 @@ pub fn find<'a>(labs: &'a [Lab], wanted: &str) -> Result<&'a Lab, String> {
                 known.join(", ")
             )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn github_remotes_give_pages_addresses() {
+        let want = Some("https://someone.github.io/async-book".to_owned());
+        assert_eq!(pages_url("https://github.com/Someone/async-book.git"), want);
+        assert_eq!(pages_url("git@github.com:someone/async-book.git"), want);
+        assert_eq!(pages_url("https://gitlab.com/someone/async-book"), None);
+    }
 }

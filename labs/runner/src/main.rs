@@ -6,12 +6,17 @@
 //!   cargo labs check NN        run lab NN's tests and say where it stands
 //!   cargo labs hint NN         reveal lab NN's next hint (`--reset` hides them again)
 //!   cargo labs watch [NN]      re-check on every save (`--poll` to poll instead)
+//!   cargo labs reset NN        put lab NN's src/ back to its starter (keeps a backup)
 //!   cargo labs verify [NN]     maintainers: prove starters red, solutions and wrong answers right
+//!
+//! Options: `--plain` (or NO_COLOR) for projectors and screen readers; `--time-limit SECS`.
 
 mod hints;
 mod labs;
 mod lesson;
 mod outcome;
+mod report;
+mod reset;
 mod style;
 mod verify;
 mod watch;
@@ -20,16 +25,20 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use labs::{Lab, Paths};
-use outcome::{Crate, Evaluation, Outcome};
+use outcome::{Crate, Evaluation};
 
 const USAGE: &str = "\
-usage: cargo labs [board]            show every lab and the next one to do
-       cargo labs check NN           run lab NN's tests and summarize
-       cargo labs hint NN [--reset]  reveal lab NN's next hint
-       cargo labs watch [NN] [--poll]  re-check on save
+usage: cargo labs [board]                show every lab and the next one to do
+       cargo labs check NN               run lab NN's tests and say where it stands
+       cargo labs hint NN [--reset]      reveal lab NN's next hint
+       cargo labs watch [NN] [--poll]    re-check on every save
+       cargo labs reset NN [--yes]       put lab NN's src/ back to its starter
+                                         (your files go to labs/NN-slug/backup/)
        cargo labs verify [NN] [--bless]  maintainers: prove the lab contract
-options: --time-limit SECS    stop a test binary that runs longer (default 60;
-                              also LABS_TIME_LIMIT, or time-limit in a lab's Cargo.toml)";
+options:
+       --plain              no colour, no drawing, one finding per line (also NO_COLOR)
+       --time-limit SECS    stop a test binary that runs longer (default 60; also
+                            LABS_TIME_LIMIT, or time-limit in a lab's Cargo.toml)";
 
 fn main() -> ExitCode {
     // `cargo labs | head` closes the pipe early: stop quietly instead of panicking.
@@ -90,6 +99,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             rest.push(arg.as_str());
         }
     }
+    style::init(rest.contains(&"--plain"));
     let paths = Paths::locate();
     let all = labs::discover(&paths.labs)?;
     let flag = |name: &str| rest.contains(&name);
@@ -113,7 +123,8 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
 
     match positional.first().copied().unwrap_or("board") {
         "board" | "list" => board(&paths, &options, &all).map(|_| ExitCode::SUCCESS),
-        "check" => check(&paths, &options, one(1)?),
+        "check" => check(&paths, &options, &all, one(1)?),
+        "reset" => reset::reset(one(1)?, flag("--yes")).map(|_| ExitCode::SUCCESS),
         "hint" => hints::reveal(&paths, one(1)?, flag("--reset")).map(|_| ExitCode::SUCCESS),
         "watch" => watch::watch(
             &paths,
@@ -158,26 +169,13 @@ pub fn evaluate(paths: &Paths, options: &Options, lab: &Lab) -> Result<Evaluatio
     .evaluate()
 }
 
-pub fn status_line(lab: &Lab, outcome: &Outcome) -> String {
-    let status = outcome.summary();
-    let status = if outcome.is_done() {
-        style::green(&status)
-    } else {
-        style::red(&status)
-    };
-    format!(
-        "  {}  {:<34} {:>3} min  {status}",
-        lab.number, lab.title, lab.minutes
-    )
-}
-
 fn board(paths: &Paths, options: &Options, all: &[Lab]) -> Result<(), String> {
-    println!("{}\n", style::bold("Async Rust Without Arc: labs"));
+    println!("{}\n", style::heading("Async Rust Without Arc: labs"));
     let mut next = None;
     let mut done = 0;
     for lab in all {
         let outcome = evaluate(paths, options, lab)?.outcome;
-        println!("{}", status_line(lab, &outcome));
+        println!("{}", report::status_line(lab, &outcome));
         if outcome.is_done() {
             done += 1;
         } else if next.is_none() {
@@ -189,125 +187,32 @@ fn board(paths: &Paths, options: &Options, all: &[Lab]) -> Result<(), String> {
         outcome::plural(all.len(), "lab", "labs")
     );
     match next {
-        Some(lab) => print_next(lab),
+        Some(lab) => report::print_next(paths, lab),
         None => println!("{}", style::green("Every lab is green. Well done!")),
     }
     Ok(())
 }
 
-pub fn print_next(lab: &Lab) {
-    println!(
-        "\n{} lab {}: {}",
-        style::bold("Next:"),
-        lab.number,
-        lab.title
-    );
-    println!("  task      labs/{}/README.md", lab.slug);
-    println!(
-        "  chapter   src/{}  ({} with scripts/serve)",
-        lab.page,
-        lab.url()
-    );
-    println!("  check     cargo labs check {}", lab.number);
-    println!("  stuck?    cargo labs hint {}", lab.number);
-    println!("  or leave  cargo labs watch   running while you edit");
-}
-
-/// What the compiler and the tests said: warnings first (they often point at the
-/// mistake), then the errors or the test output.
-pub fn print_details(evaluation: &Evaluation) {
-    match &evaluation.outcome {
-        // rustc's text already has the warnings among the errors.
-        Outcome::DoesNotCompile { rendered, .. } => print!("\n{rendered}"),
-        Outcome::Failing { output, .. } | Outcome::Hung { output, .. } => {
-            print_warnings(&evaluation.warnings);
-            print!("\n{output}");
-        }
-        Outcome::BreaksLesson { .. } | Outcome::Done { .. } => print_warnings(&evaluation.warnings),
-    }
-}
-
-fn print_warnings(warnings: &[outcome::Diagnostic]) {
-    if warnings.is_empty() {
-        return;
-    }
-    println!();
-    for w in warnings {
-        print!("{}", w.rendered);
-    }
-}
-
-/// Where the learner's code still keeps what the lab forbids, and why that matters.
-pub fn print_breaches(outcome: &Outcome) {
-    let Outcome::BreaksLesson { breaches, .. } = outcome else {
-        return;
-    };
-    println!(
-        "\nEvery test passes, but the lab is not done while its code keeps what it teaches you to remove:"
-    );
-    for breach in breaches {
-        println!("  {}", style::red(&breach.long()));
-        if !breach.code.is_empty() {
-            println!("      {}", style::dim(&breach.code));
-        }
-    }
-}
-
-/// Why a test run was stopped, and what usually causes it.
-pub fn print_hang(outcome: &Outcome) {
-    let Outcome::Hung {
-        limit,
-        binary,
-        running,
-        ..
-    } = outcome
-    else {
-        return;
-    };
-    let which = match running.as_slice() {
-        [] => String::new(),
-        names => format!(" (still running: {})", names.join(", ")),
-    };
-    println!(
-        "\n{} {binary} was still running after {} s and was stopped{which}.",
-        style::red("Stopped:"),
-        limit.as_secs()
-    );
-    println!(
-        "The usual cause: a future that wakes itself and answers Pending again and again (or a \
-         loop that polls without waiting) keeps the executor busy, so tokio's paused clock \
-         never moves and no `timeout` in the test can fire."
-    );
+fn check(paths: &Paths, options: &Options, all: &[Lab], lab: &Lab) -> Result<ExitCode, String> {
     println!(
         "{}",
-        style::dim(
-            "(The limit: --time-limit SECS, LABS_TIME_LIMIT, or time-limit in the lab's Cargo.toml.)"
-        )
-    );
-}
-
-fn check(paths: &Paths, options: &Options, lab: &Lab) -> Result<ExitCode, String> {
-    println!(
-        "{}",
-        style::bold(&format!("Lab {}: {}", lab.number, lab.title))
+        style::heading(&format!("Lab {}: {}", lab.number, lab.title))
     );
     let evaluation = evaluate(paths, options, lab)?;
-    print_details(&evaluation);
-    let outcome = evaluation.outcome;
-    println!("\n{}", status_line(lab, &outcome));
-    print_breaches(&outcome);
-    print_hang(&outcome);
-    if outcome.is_done() {
-        println!(
-            "\n{} Run `cargo labs` to see what comes next.",
-            style::green("Done!")
-        );
+    report::print_lab(lab, &evaluation);
+    if evaluation.outcome.is_done() {
+        report::print_done(paths, all, lab);
         Ok(ExitCode::SUCCESS)
     } else {
-        println!(
-            "\nTask: labs/{}/README.md   Stuck? cargo labs hint {}",
-            lab.slug, lab.number
-        );
+        if style::plain() {
+            println!("Task: labs/{}/README.md", lab.slug);
+            println!("Stuck? cargo labs hint {}", lab.number);
+        } else {
+            println!(
+                "\nTask: labs/{}/README.md   Stuck? cargo labs hint {}",
+                lab.slug, lab.number
+            );
+        }
         Ok(ExitCode::FAILURE)
     }
 }

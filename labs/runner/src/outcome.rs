@@ -505,6 +505,93 @@ impl Diagnostics {
     }
 }
 
+/// A failing test, as libtest's "failures:" section tells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestFailure {
+    pub name: String,
+    /// Where it panicked: "09-fan-out/tests/fan_out.rs:82:5".
+    pub place: Option<String>,
+    /// The panic message, its lines joined.
+    pub message: String,
+}
+
+impl TestFailure {
+    /// "test a_b failed at tests/x.rs:3:5: assertion failed: left: 1; right: 2"
+    pub fn one_line(&self) -> String {
+        let at = self
+            .place
+            .as_ref()
+            .map(|p| format!(" at {p}"))
+            .unwrap_or_default();
+        if self.message.is_empty() {
+            format!("test {} failed{at}.", self.name)
+        } else {
+            format!("test {} failed{at}: {}", self.name, self.message)
+        }
+    }
+}
+
+/// The failing tests of libtest output, with where and why each panicked.
+pub fn failures(output: &str) -> Vec<TestFailure> {
+    let mut found = Vec::new();
+    let mut current: Option<(String, Vec<&str>)> = None;
+    let mut finish = |current: &mut Option<(String, Vec<&str>)>| {
+        if let Some((name, lines)) = current.take() {
+            found.push(failure(name, &lines));
+        }
+    };
+    for line in output.lines() {
+        if let Some(name) = line
+            .strip_prefix("---- ")
+            .and_then(|l| l.strip_suffix(" stdout ----"))
+        {
+            finish(&mut current);
+            current = Some((name.to_owned(), Vec::new()));
+        } else if line == "failures:" || line.starts_with("test result:") {
+            finish(&mut current);
+        } else if let Some((_, lines)) = &mut current {
+            lines.push(line);
+        }
+    }
+    finish(&mut current);
+    found
+}
+
+fn failure(name: String, lines: &[&str]) -> TestFailure {
+    // "thread 'name' (1234) panicked at tests/x.rs:3:5:" then the message, then notes.
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("thread '") && l.contains(" panicked at "));
+    let Some(start) = start else {
+        let message = lines
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
+        return TestFailure {
+            name,
+            place: None,
+            message,
+        };
+    };
+    let place = lines[start]
+        .split(" panicked at ")
+        .nth(1)
+        .map(|p| p.trim_end_matches(':').to_owned());
+    let message: Vec<&str> = lines[start + 1..]
+        .iter()
+        .map(|l| l.trim())
+        .take_while(|l| !l.starts_with("note: ") && !l.starts_with("stack backtrace:"))
+        .filter(|l| !l.is_empty())
+        .collect();
+    TestFailure {
+        name,
+        place,
+        message: message.join("; "),
+    }
+}
+
 /// Every test the output reports as finished (ok, FAILED or ignored).
 fn finished_tests(stdout: &str) -> Vec<String> {
     stdout
@@ -582,6 +669,23 @@ mod tests {
         assert_eq!(one.summary(), "1 of 1 test failing");
         assert_eq!(Outcome::Done { total: 1 }.summary(), "done (1 test passes)");
         assert_eq!(Outcome::Done { total: 6 }.summary(), "done (6 tests pass)");
+    }
+
+    #[test]
+    fn reads_why_each_test_failed() {
+        let out = "running 2 tests\ntest a ... FAILED\ntest b ... FAILED\n\nfailures:\n\n\
+                   ---- a stdout ----\n\nthread 'a' (42) panicked at tests/t.rs:3:5:\n\
+                   assertion `left == right` failed: slots\n  left: 1\n right: 2\n\
+                   note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\
+                   ---- b stdout ----\n\nthread 'b' (43) panicked at tests/t.rs:9:1:\nRefCell already borrowed\n\n\
+                   failures:\n    a\n    b\n\ntest result: FAILED. 0 passed; 2 failed\n";
+        let found = failures(out);
+        assert_eq!(found.len(), 2);
+        assert_eq!(
+            found[0].one_line(),
+            "test a failed at tests/t.rs:3:5: assertion `left == right` failed: slots; left: 1; right: 2"
+        );
+        assert_eq!(found[1].message, "RefCell already borrowed");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::Duration;
 use notify::{Event, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::labs::{Lab, Paths};
-use crate::{Options, evaluate, status_line, style};
+use crate::{Options, evaluate, report, style};
 
 pub fn watch(
     paths: &Paths,
@@ -26,6 +26,9 @@ pub fn watch(
         Some(w) => Some(crate::labs::find(all, w)?),
         None => None,
     };
+    // After a lab turns green, its "done" note (solution page, next lab) stays on
+    // screen above the next lab's first result.
+    let mut keep_screen = false;
     loop {
         let lab = match focus {
             Some(lab) => lab,
@@ -39,27 +42,30 @@ pub fn watch(
         };
         focus = Some(lab);
         let evaluation = evaluate(paths, options, lab)?;
-        style::clear_screen();
-        crate::print_details(&evaluation);
-        let outcome = evaluation.outcome;
-        println!("\n{}", status_line(lab, &outcome));
-        crate::print_breaches(&outcome);
-        crate::print_hang(&outcome);
-        if outcome.is_done() {
-            println!("{}", style::green(&format!("Lab {} is done!", lab.number)));
+        if !keep_screen {
+            style::clear_screen();
+        }
+        keep_screen = false;
+        report::print_lab(lab, &evaluation);
+        if evaluation.outcome.is_done() {
+            report::print_done(paths, all, lab);
             if wanted.is_some() {
                 return Ok(());
             }
+            println!();
             focus = None;
+            keep_screen = true;
             continue;
         }
-        println!(
-            "{}",
-            style::dim(&format!(
-                "Watching labs/ for changes to lab {} (task: labs/{}/README.md, hint: cargo labs hint {}, Ctrl-C to stop)",
-                lab.number, lab.slug, lab.number
-            ))
+        let note = format!(
+            "Watching labs/ for changes to lab {} (task: labs/{}/README.md, hint: cargo labs hint {}, Ctrl-C to stop)",
+            lab.number, lab.slug, lab.number
         );
+        if style::plain() {
+            println!("{note}.");
+        } else {
+            println!("{}", style::dim(&note));
+        }
         wait_for_change(&rx)?;
     }
 }
