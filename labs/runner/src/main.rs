@@ -7,10 +7,12 @@
 //!   cargo labs hint NN         reveal lab NN's next hint (`--reset` hides them again)
 //!   cargo labs watch [NN]      re-check on every save (`--poll` to poll instead)
 //!   cargo labs reset NN        put lab NN's src/ back to its starter (keeps a backup)
+//!   cargo labs explain         the errors and panics the book explains (labs/runner/explain.toml)
 //!   cargo labs verify [NN]     maintainers: prove starters red, solutions and wrong answers right
 //!
 //! Options: `--plain` (or NO_COLOR) for projectors and screen readers; `--time-limit SECS`.
 
+mod explain;
 mod hints;
 mod labs;
 mod lesson;
@@ -34,7 +36,9 @@ usage: cargo labs [board]                show every lab and the next one to do
        cargo labs watch [NN] [--poll]    re-check on every save
        cargo labs reset NN [--yes]       put lab NN's src/ back to its starter
                                          (your files go to labs/NN-slug/backup/)
+       cargo labs explain                the errors and panics the book explains, and where
        cargo labs verify [NN] [--bless]  maintainers: prove the lab contract
+       cargo labs explain --check        maintainers: the FAQ page agrees with explain.toml
 options:
        --plain              no colour, no drawing, one finding per line (also NO_COLOR)
        --time-limit SECS    stop a test binary that runs longer (default 60; also
@@ -147,6 +151,23 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                 ExitCode::FAILURE
             })
         }
+        "explain" if flag("--check") => {
+            let problems = explain::check(&paths)?;
+            for p in &problems {
+                println!("{p}");
+            }
+            println!(
+                "explain: {} in labs/runner/explain.toml, {}",
+                outcome::plural(explain::table()?.entries.len(), "entry", "entries"),
+                outcome::plural(problems.len(), "problem", "problems")
+            );
+            Ok(if problems.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        "explain" => explain::list(&paths).map(|_| ExitCode::SUCCESS),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
@@ -199,7 +220,7 @@ fn check(paths: &Paths, options: &Options, all: &[Lab], lab: &Lab) -> Result<Exi
         style::heading(&format!("Lab {}: {}", lab.number, lab.title))
     );
     let evaluation = evaluate(paths, options, lab)?;
-    report::print_lab(lab, &evaluation);
+    report::print_lab(paths, lab, &evaluation);
     if evaluation.outcome.is_done() {
         report::print_done(paths, all, lab);
         Ok(ExitCode::SUCCESS)

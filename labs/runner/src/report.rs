@@ -2,6 +2,7 @@
 //! own words, then one status line, then what to do next. In plain mode (`--plain`,
 //! `NO_COLOR`) every finding is one line of its own, and nothing is aligned or drawn.
 
+use crate::explain;
 use crate::labs::{Lab, Paths};
 use crate::outcome::{Diagnostic, Evaluation, Outcome, failures, plural};
 use crate::style;
@@ -253,7 +254,7 @@ pub fn print_hang(outcome: &Outcome) {
 }
 
 /// Everything `check` and `watch` say about one evaluation of a lab.
-pub fn print_lab(lab: &Lab, evaluation: &Evaluation) {
+pub fn print_lab(paths: &Paths, lab: &Lab, evaluation: &Evaluation) {
     print_details(evaluation);
     let outcome = &evaluation.outcome;
     if style::plain() {
@@ -263,4 +264,5 @@ pub fn print_lab(lab: &Lab, evaluation: &Evaluation) {
     }
     print_breaches(outcome);
     print_hang(outcome);
+    explain::print(paths, lab, evaluation);
 }

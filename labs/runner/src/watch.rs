@@ -46,7 +46,7 @@ pub fn watch(
             style::clear_screen();
         }
         keep_screen = false;
-        report::print_lab(lab, &evaluation);
+        report::print_lab(paths, lab, &evaluation);
         if evaluation.outcome.is_done() {
             report::print_done(paths, all, lab);
             if wanted.is_some() {
