@@ -17,12 +17,16 @@ pub struct Paths {
 
 impl Paths {
     pub fn locate() -> Paths {
-        // `cargo run` (hence `cargo labs`) sets CARGO_MANIFEST_DIR for the program it runs;
-        // prefer it to the compile-time path, so a binary built from another checkout
-        // never reports on the wrong tree.
-        let runner = std::env::var_os("CARGO_MANIFEST_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+        // LABS_DIR points the runner at another labs/ folder (the runner's own tests use a
+        // fixture workspace). Otherwise: `cargo run` (hence `cargo labs`) sets
+        // CARGO_MANIFEST_DIR for the program it runs; prefer it to the compile-time path,
+        // so a binary built from another checkout never reports on the wrong tree.
+        let runner = match std::env::var_os("LABS_DIR") {
+            Some(labs) => PathBuf::from(labs).join("runner"),
+            None => std::env::var_os("CARGO_MANIFEST_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
+        };
         let labs = runner.parent().expect("labs/").to_path_buf();
         let root = labs.parent().expect("repository root").to_path_buf();
         let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -209,12 +213,18 @@ fn read_lab(labs_dir: &Path, slug: &str) -> Result<Lab, String> {
     let starter = match (
         strings(meta.get("starter-errors")),
         strings(meta.get("starter-fails")),
+        strings(meta.get("starter-lesson")),
     ) {
-        (Some(codes), None) => Expect::Errors(codes),
-        (None, Some(tests)) => Expect::Fails(tests),
+        (Some(codes), None, None) => Expect::Errors(codes),
+        (None, Some(tests), None) => Expect::Fails(tests),
+        (None, None, Some(items)) => Expect::Lesson(
+            lesson::parse_list(&items)
+                .map_err(|e| format!("{}: starter-lesson: {e}", manifest.display()))?,
+        ),
         _ => {
             return Err(format!(
-                "{}: say how the starter fails, with exactly one of `starter-errors` or `starter-fails`",
+                "{}: say how the starter fails, with exactly one of `starter-errors`, \
+                 `starter-fails` or `starter-lesson`",
                 manifest.display()
             ));
         }

@@ -473,11 +473,17 @@ fn wrong_manifest(
 ) -> Result<String, String> {
     use toml::{Table, Value};
     let ws = read_toml(&paths.solutions.join("Cargo.toml"))?;
-    let ws_deps = ws["workspace"]["dependencies"]
-        .as_table()
+    let ws_table = ws.get("workspace");
+    let ws_deps = ws_table
+        .and_then(|w| w.get("dependencies"))
+        .and_then(|d| d.as_table())
         .cloned()
         .unwrap_or_default();
-    let edition = ws["workspace"]["package"]["edition"].clone();
+    let edition = ws_table
+        .and_then(|w| w.get("package"))
+        .and_then(|p| p.get("edition"))
+        .cloned()
+        .unwrap_or_else(|| "2024".into());
     let sol_package = manifest["package"]["name"].as_str().unwrap_or_default();
     let lib_name = manifest
         .get("lib")
