@@ -74,7 +74,8 @@ fn labs_in(root: &Path, args: &[&str], input: Option<&str>) -> (Output, String) 
     let out = child.wait_with_output().unwrap();
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out, text)
+    // rustc and panics name files with `\` on Windows.
+    (out, text.replace('\\', "/"))
 }
 
 fn labs(args: &[&str]) -> (Output, String) {
