@@ -41,7 +41,16 @@ pub fn watch(
             },
         };
         focus = Some(lab);
-        let evaluation = evaluate(paths, options, lab)?;
+        // A file caught mid-save, or cargo failing for a moment, is no reason to stop
+        // watching: say so, and try again at the next change.
+        let evaluation = match evaluate(paths, options, lab) {
+            Ok(evaluation) => evaluation,
+            Err(e) => {
+                eprintln!("{} {e}", style::red("error:"));
+                wait_for_change(&rx)?;
+                continue;
+            }
+        };
         if !keep_screen {
             style::clear_screen();
         }
