@@ -92,7 +92,8 @@ pub fn print_done(paths: &Paths, all: &[Lab], lab: &Lab) {
         );
     }
     if rendered.is_file() {
-        say("Solution", rendered.display().to_string());
+        // The rendered book, where there is one (scripts/build-book, the offline kit).
+        say("HTML", rendered.display().to_string());
     }
     if let Some(online) = paths.book_url(&page) {
         say(
