@@ -201,7 +201,7 @@ impl Crate<'_> {
             cmd.current_dir(&binary.manifest_dir)
                 .env("CARGO_MANIFEST_DIR", &binary.manifest_dir)
                 .args(["--color", "never"]);
-            let ran = run_limited(cmd, self.time_limit)?;
+            let ran = run_limited(cmd, self.time_limit, &binary.shown)?;
             let (p, f) = test_results(&ran.stdout);
             passed += p;
             // A binary without tests (a lab's unit tests, usually) is not worth a word.
@@ -337,7 +337,7 @@ struct Ran {
 /// Runs `cmd` (a test binary: a direct child, which starts no processes of its own) and
 /// kills it if it runs longer than `limit`. Portable: std's `Child::kill` is SIGKILL on
 /// Unix and TerminateProcess on Windows.
-fn run_limited(mut cmd: Command, limit: Duration) -> Result<Ran, String> {
+fn run_limited(mut cmd: Command, limit: Duration, shown: &str) -> Result<Ran, String> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -370,7 +370,7 @@ fn run_limited(mut cmd: Command, limit: Duration) -> Result<Ran, String> {
             eprintln!(
                 "{}",
                 style::dim(&format!(
-                    "(the tests are still running after 10 s; they are stopped at {} s)",
+                    "({shown} is still running after 10 s; it is stopped at {} s)",
                     limit.as_secs()
                 ))
             );
