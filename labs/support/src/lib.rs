@@ -7,7 +7,8 @@
 //! - [`gauge`]: how many things are in flight now, at most, and in all (drop guards);
 //! - [`alloc`]: a counting global allocator, per thread;
 //! - [`watchdog`]: turns a hang into a failing test with a message that names the cause,
-//!   by wall clock (a thread) or by a poll budget (deterministic).
+//!   by wall clock (a thread, with a paused current-thread or local runtime) or by a
+//!   poll budget (deterministic).
 //!
 //! Tests need an `Arc` to build a `std::task::Wake` waker; that is std's API, so this
 //! crate, not the labs, holds it.
@@ -25,4 +26,4 @@ pub mod watchdog;
 pub use gate::Gate;
 pub use gauge::Gauge;
 pub use waker::{CountingWaker, MustWake, TestTask, counting_waker};
-pub use watchdog::{PollBudget, paused, within};
+pub use watchdog::{PollBudget, paused, paused_local, within};
