@@ -10,9 +10,10 @@ use std::cell::Cell;
 use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use lab_support::alloc::{CountingAllocator, allocations_during};
-use lab_support::{Gate, MustWake, TestTask};
+use lab_support::{Gate, MustWake, TestTask, within};
 use map_join_select::{Either, join, map, select};
 
 #[global_allocator]
@@ -28,6 +29,19 @@ const EXTRA_WAKE: &str = "nothing happened, yet the task was woken: a combinator
     wakes the task by itself (to make up for a lost wake-up, or to be safe) makes the \
     executor poll it again for nothing, in a loop if it does so on every poll. Pass `cx` \
     to the children and let them wake the task";
+
+/// Runs a test's body on a fresh thread under a watchdog: a `poll` that loops until its
+/// children are ready never returns when they wait for an event, and the test would
+/// hang instead of failing.
+fn watched(body: impl FnOnce() + Send + 'static) {
+    within(
+        Duration::from_secs(10),
+        "a poll has not returned: a combinator that loops inside `poll` until its \
+         children are ready blocks the thread while they wait for an event. Poll each \
+         child once per poll, and return Pending if one is not ready",
+        body,
+    );
+}
 
 /// A future that answers `Pending` `pendings` times (waking itself each time), then
 /// `Ready(value)`. It counts its polls in a borrowed `Cell`, and panics if it is polled
@@ -84,245 +98,267 @@ fn run<F: Future + Unpin>(task: &TestTask, mut future: F) -> (F::Output, u32) {
 
 #[test]
 fn map_applies_the_function_once_at_the_end() {
-    let task = TestTask::new();
-    let polls = Cell::new(0);
-    let calls = Cell::new(0);
-    let mut mapped = map(steps(2, 20, &polls), |n| {
-        calls.set(calls.get() + 1);
-        n + 1
-    });
+    watched(|| {
+        let task = TestTask::new();
+        let polls = Cell::new(0);
+        let calls = Cell::new(0);
+        let mut mapped = map(steps(2, 20, &polls), |n| {
+            calls.set(calls.get() + 1);
+            n + 1
+        });
 
-    assert!(poll_once(&task, &mut mapped).is_pending());
-    assert!(poll_once(&task, &mut mapped).is_pending());
-    assert_eq!(calls.get(), 0, "the function must wait for the output");
-    assert_eq!(poll_once(&task, &mut mapped), Poll::Ready(21));
-    assert_eq!(calls.get(), 1);
-    assert_eq!(
-        polls.get(),
-        3,
-        "one poll of Map is one poll of the inner future"
-    );
+        assert!(poll_once(&task, &mut mapped).is_pending());
+        assert!(poll_once(&task, &mut mapped).is_pending());
+        assert_eq!(calls.get(), 0, "the function must wait for the output");
+        assert_eq!(poll_once(&task, &mut mapped), Poll::Ready(21));
+        assert_eq!(calls.get(), 1);
+        assert_eq!(
+            polls.get(),
+            3,
+            "one poll of Map is one poll of the inner future"
+        );
+    });
 }
 
 // ANCHOR: join_both
 #[test]
 fn join_polls_both_sides_on_every_poll() {
-    let task = TestTask::new();
-    let (a_polls, b_polls) = (Cell::new(0), Cell::new(0));
-    let mut joined = join(steps(1, 'a', &a_polls), steps(3, "b", &b_polls));
+    watched(|| {
+        let task = TestTask::new();
+        let (a_polls, b_polls) = (Cell::new(0), Cell::new(0));
+        let mut joined = join(steps(1, 'a', &a_polls), steps(3, "b", &b_polls));
 
-    assert!(poll_once(&task, &mut joined).is_pending());
-    assert_eq!(
-        (a_polls.get(), b_polls.get()),
-        (1, 1),
-        "the first poll of a Join must poll both sides, not wait for `a` first"
-    );
-    assert!(poll_once(&task, &mut joined).is_pending());
-    assert!(poll_once(&task, &mut joined).is_pending());
-    assert_eq!(poll_once(&task, &mut joined), Poll::Ready(('a', "b")));
-    assert_eq!(
-        (a_polls.get(), b_polls.get()),
-        (2, 4),
-        "`a` finished on poll 2 and must not be polled after that"
-    );
+        assert!(poll_once(&task, &mut joined).is_pending());
+        assert_eq!(
+            (a_polls.get(), b_polls.get()),
+            (1, 1),
+            "the first poll of a Join must poll both sides, not wait for `a` first"
+        );
+        assert!(poll_once(&task, &mut joined).is_pending());
+        assert!(poll_once(&task, &mut joined).is_pending());
+        assert_eq!(poll_once(&task, &mut joined), Poll::Ready(('a', "b")));
+        assert_eq!(
+            (a_polls.get(), b_polls.get()),
+            (2, 4),
+            "`a` finished on poll 2 and must not be polled after that"
+        );
+    });
 }
 // ANCHOR_END: join_both
 
 #[test]
 fn join_waits_for_the_slower_side() {
-    let (a_polls, b_polls) = (Cell::new(0), Cell::new(0));
-    let joined = join(steps(3, 1, &a_polls), steps(0, 2, &b_polls));
+    watched(|| {
+        let (a_polls, b_polls) = (Cell::new(0), Cell::new(0));
+        let joined = join(steps(3, 1, &a_polls), steps(0, 2, &b_polls));
 
-    let (output, polls) = run(&TestTask::new(), joined);
+        let (output, polls) = run(&TestTask::new(), joined);
 
-    assert_eq!(output, (1, 2));
-    assert_eq!(polls, 4, "the Join is ready when its slower side is");
-    assert_eq!(
-        b_polls.get(),
-        1,
-        "`b` was ready at once and must not be polled again"
-    );
+        assert_eq!(output, (1, 2));
+        assert_eq!(polls, 4, "the Join is ready when its slower side is");
+        assert_eq!(
+            b_polls.get(),
+            1,
+            "`b` was ready at once and must not be polled again"
+        );
+    });
 }
 
 // ANCHOR: select_loser
 #[test]
 fn select_hands_back_the_unfinished_future() {
-    let task = TestTask::new();
-    let (slow_polls, fast_polls) = (Cell::new(0), Cell::new(0));
-    let mut race = select(steps(5, "slow", &slow_polls), steps(1, "fast", &fast_polls));
+    watched(|| {
+        let task = TestTask::new();
+        let (slow_polls, fast_polls) = (Cell::new(0), Cell::new(0));
+        let mut race = select(steps(5, "slow", &slow_polls), steps(1, "fast", &fast_polls));
 
-    assert!(poll_once(&task, &mut race).is_pending());
-    let Poll::Ready(Either::Right((winner, slow))) = poll_once(&task, &mut race) else {
-        panic!("`b` finishes on the second poll, so Select must be Ready(Right(…)) then");
-    };
-    assert_eq!(winner, "fast");
-    assert_eq!(
-        slow_polls.get(),
-        2,
-        "the loser was polled as often as the winner"
-    );
+        assert!(poll_once(&task, &mut race).is_pending());
+        let Poll::Ready(Either::Right((winner, slow))) = poll_once(&task, &mut race) else {
+            panic!("`b` finishes on the second poll, so Select must be Ready(Right(…)) then");
+        };
+        assert_eq!(winner, "fast");
+        assert_eq!(
+            slow_polls.get(),
+            2,
+            "the loser was polled as often as the winner"
+        );
 
-    // The loser comes back as it was left: two polls in, three Pendings to go.
-    let rest = futures::executor::block_on(slow);
-    assert_eq!(rest, "slow");
-    assert_eq!(slow_polls.get(), 6, "the loser continued where it stood");
+        // The loser comes back as it was left: two polls in, three Pendings to go.
+        let rest = futures::executor::block_on(slow);
+        assert_eq!(rest, "slow");
+        assert_eq!(slow_polls.get(), 6, "the loser continued where it stood");
+    });
 }
 // ANCHOR_END: select_loser
 
 #[test]
 fn select_prefers_the_first_when_both_are_ready() {
-    let (a_polls, b_polls) = (Cell::new(0), Cell::new(0));
-    let race = select(steps(0, 'a', &a_polls), steps(0, 'b', &b_polls));
+    watched(|| {
+        let (a_polls, b_polls) = (Cell::new(0), Cell::new(0));
+        let race = select(steps(0, 'a', &a_polls), steps(0, 'b', &b_polls));
 
-    let (output, _) = run(&TestTask::new(), race);
+        let (output, _) = run(&TestTask::new(), race);
 
-    let Either::Left((winner, loser)) = output else {
-        panic!("both are ready at once: Select must poll `a` first, and `a` wins");
-    };
-    assert_eq!(winner, 'a');
-    assert_eq!(
-        b_polls.get(),
-        0,
-        "`b` must not be polled once `a` has won: its output would be lost"
-    );
-    assert_eq!(run(&TestTask::new(), loser).0, 'b');
+        let Either::Left((winner, loser)) = output else {
+            panic!("both are ready at once: Select must poll `a` first, and `a` wins");
+        };
+        assert_eq!(winner, 'a');
+        assert_eq!(
+            b_polls.get(),
+            0,
+            "`b` must not be polled once `a` has won: its output would be lost"
+        );
+        assert_eq!(run(&TestTask::new(), loser).0, 'b');
+    });
 }
 
 // ANCHOR: wake_reaches_the_task
 #[test]
 fn map_passes_the_tasks_waker_down() {
-    let task = TestTask::new();
-    let timer = Gate::new(); // a future that waits until the test opens it
-    let unit = String::from("ms");
-    // The output holds an `Rc` and borrows `unit`: no `Send`, no `'static` needed.
-    let mut mapped = map(timer.wait(), |n: u32| (Rc::new(n * 2), unit.as_str()));
+    watched(|| {
+        let task = TestTask::new();
+        let timer = Gate::new(); // a future that waits until the test opens it
+        let unit = String::from("ms");
+        // The output holds an `Rc` and borrows `unit`: no `Send`, no `'static` needed.
+        let mut mapped = map(timer.wait(), |n: u32| (Rc::new(n * 2), unit.as_str()));
 
-    assert!(task.poll(&mut mapped).is_pending());
-    assert_eq!(task.wakes(), 0, "{EXTRA_WAKE}");
-    timer.open(21); // the event: the gate wakes the waker it was polled with
-    assert_eq!(task.wakes(), 1, "{LOST_WAKE}");
-    assert_eq!(task.poll(&mut mapped), Poll::Ready((Rc::new(42), "ms")));
+        assert!(task.poll(&mut mapped).is_pending());
+        assert_eq!(task.wakes(), 0, "{EXTRA_WAKE}");
+        timer.open(21); // the event: the gate wakes the waker it was polled with
+        assert_eq!(task.wakes(), 1, "{LOST_WAKE}");
+        assert_eq!(task.poll(&mut mapped), Poll::Ready((Rc::new(42), "ms")));
+    });
 }
 // ANCHOR_END: wake_reaches_the_task
 
 #[test]
 fn join_passes_the_tasks_waker_to_both_sides() {
-    let task = TestTask::new();
-    let (a, b) = (Gate::new(), Gate::new());
-    let mut joined = join(a.wait(), b.wait());
-    let word = String::from("b");
+    watched(|| {
+        let task = TestTask::new();
+        let (a, b) = (Gate::new(), Gate::new());
+        let mut joined = join(a.wait(), b.wait());
+        let word = String::from("b");
 
-    assert!(task.poll(&mut joined).is_pending());
-    assert_eq!(task.wakes(), 0, "{EXTRA_WAKE}");
-    // `b` finishes first: its wake-up has to reach the task through the Join. Its
-    // output borrows `word`, and `a`'s holds an `Rc`: no `'static`, no `Send`.
-    b.open(word.as_str());
-    assert_eq!(task.wakes(), 1, "`b` was woken: {LOST_WAKE}");
-    assert!(task.poll(&mut joined).is_pending());
-    assert_eq!(
-        task.wakes(),
-        1,
-        "`b` is done and `a` still waits: {EXTRA_WAKE}"
-    );
-    a.open(Rc::new('a'));
-    assert_eq!(task.wakes(), 2, "`a` was woken: {LOST_WAKE}");
-    assert_eq!(task.poll(&mut joined), Poll::Ready((Rc::new('a'), "b")));
-    assert_eq!(
-        (a.polls(), b.polls()),
-        (3, 2),
-        "each side is polled on every poll until it is done, and never after"
-    );
+        assert!(task.poll(&mut joined).is_pending());
+        assert_eq!(task.wakes(), 0, "{EXTRA_WAKE}");
+        // `b` finishes first: its wake-up has to reach the task through the Join. Its
+        // output borrows `word`, and `a`'s holds an `Rc`: no `'static`, no `Send`.
+        b.open(word.as_str());
+        assert_eq!(task.wakes(), 1, "`b` was woken: {LOST_WAKE}");
+        assert!(task.poll(&mut joined).is_pending());
+        assert_eq!(
+            task.wakes(),
+            1,
+            "`b` is done and `a` still waits: {EXTRA_WAKE}"
+        );
+        a.open(Rc::new('a'));
+        assert_eq!(task.wakes(), 2, "`a` was woken: {LOST_WAKE}");
+        assert_eq!(task.poll(&mut joined), Poll::Ready((Rc::new('a'), "b")));
+        assert_eq!(
+            (a.polls(), b.polls()),
+            (3, 2),
+            "each side is polled on every poll until it is done, and never after"
+        );
+    });
 }
 
 #[test]
 fn select_passes_the_tasks_waker_to_both_sides() {
-    // The outputs hold an `Rc`: no `Send` needed.
-    // `b` wins.
-    let task = TestTask::new();
-    let (a, b) = (Gate::<Rc<char>>::new(), Gate::<Rc<char>>::new());
-    let mut race = select(a.wait(), b.wait());
-    assert!(task.poll(&mut race).is_pending());
-    assert_eq!(task.wakes(), 0, "{EXTRA_WAKE}");
-    b.open(Rc::new('b'));
-    assert_eq!(task.wakes(), 1, "`b` was woken: {LOST_WAKE}");
-    let Poll::Ready(Either::Right((winner, _a))) = task.poll(&mut race) else {
-        panic!("`b` was opened, so Select must be Ready(Right((b, a)))");
-    };
-    assert_eq!(*winner, 'b');
+    watched(|| {
+        // The outputs hold an `Rc`: no `Send` needed.
+        // `b` wins.
+        let task = TestTask::new();
+        let (a, b) = (Gate::<Rc<char>>::new(), Gate::<Rc<char>>::new());
+        let mut race = select(a.wait(), b.wait());
+        assert!(task.poll(&mut race).is_pending());
+        assert_eq!(task.wakes(), 0, "{EXTRA_WAKE}");
+        b.open(Rc::new('b'));
+        assert_eq!(task.wakes(), 1, "`b` was woken: {LOST_WAKE}");
+        let Poll::Ready(Either::Right((winner, _a))) = task.poll(&mut race) else {
+            panic!("`b` was opened, so Select must be Ready(Right((b, a)))");
+        };
+        assert_eq!(*winner, 'b');
 
-    // `a` wins.
-    let task = TestTask::new();
-    let (a, b) = (Gate::<Rc<char>>::new(), Gate::<Rc<char>>::new());
-    let mut race = select(a.wait(), b.wait());
-    assert!(task.poll(&mut race).is_pending());
-    assert_eq!(task.wakes(), 0, "{EXTRA_WAKE}");
-    a.open(Rc::new('a'));
-    assert_eq!(task.wakes(), 1, "`a` was woken: {LOST_WAKE}");
-    let Poll::Ready(Either::Left((winner, _b))) = task.poll(&mut race) else {
-        panic!("`a` was opened, so Select must be Ready(Left((a, b)))");
-    };
-    assert_eq!(*winner, 'a');
+        // `a` wins.
+        let task = TestTask::new();
+        let (a, b) = (Gate::<Rc<char>>::new(), Gate::<Rc<char>>::new());
+        let mut race = select(a.wait(), b.wait());
+        assert!(task.poll(&mut race).is_pending());
+        assert_eq!(task.wakes(), 0, "{EXTRA_WAKE}");
+        a.open(Rc::new('a'));
+        assert_eq!(task.wakes(), 1, "`a` was woken: {LOST_WAKE}");
+        let Poll::Ready(Either::Left((winner, _b))) = task.poll(&mut race) else {
+            panic!("`a` was opened, so Select must be Ready(Left((a, b)))");
+        };
+        assert_eq!(*winner, 'a');
+    });
 }
 
 #[test]
 fn they_run_under_a_real_executor() {
-    let polls = [Cell::new(0), Cell::new(0), Cell::new(0)];
-    let composed = join(
-        map(steps(3, 20, &polls[0]), |n| n * 2),
-        select(steps(5, 'x', &polls[1]), steps(2, 'y', &polls[2])),
-    );
+    watched(|| {
+        let polls = [Cell::new(0), Cell::new(0), Cell::new(0)];
+        let composed = join(
+            map(steps(3, 20, &polls[0]), |n| n * 2),
+            select(steps(5, 'x', &polls[1]), steps(2, 'y', &polls[2])),
+        );
 
-    // Under `block_on`, a lost wake-up would put the thread to sleep for good. The guard
-    // relays the executor's waker and fails instead: every child here wakes at once.
-    let result = futures::executor::block_on(MustWake::woken_in_poll(composed));
+        // Under `block_on`, a lost wake-up would put the thread to sleep for good. The guard
+        // relays the executor's waker and fails instead: every child here wakes at once.
+        let result = futures::executor::block_on(MustWake::woken_in_poll(composed));
 
-    let ((doubled, raced), polls) = result.unwrap_or_else(|why| panic!("{why}: {LOST_WAKE}"));
-    assert_eq!(doubled, 40);
-    assert!(
-        matches!(raced, Either::Right(('y', _))),
-        "`b` finished first"
-    );
-    assert_eq!(polls, 4, "ready when the slower side, Map, is: on poll 4");
+        let ((doubled, raced), polls) = result.unwrap_or_else(|why| panic!("{why}: {LOST_WAKE}"));
+        assert_eq!(doubled, 40);
+        assert!(
+            matches!(raced, Either::Right(('y', _))),
+            "`b` finished first"
+        );
+        assert_eq!(polls, 4, "ready when the slower side, Map, is: on poll 4");
+    });
 }
 
 // ANCHOR: zero
 #[test]
 fn composing_them_allocates_nothing() {
-    let task = TestTask::new();
-    let (left_polls, fast_polls, slow_polls) = (Cell::new(0), Cell::new(0), Cell::new(0));
-    let left = steps(2, 20, &left_polls);
-    let fast = steps(1, 'x', &fast_polls);
-    let slow = steps(4, 'y', &slow_polls);
+    watched(|| {
+        let task = TestTask::new();
+        let (left_polls, fast_polls, slow_polls) = (Cell::new(0), Cell::new(0), Cell::new(0));
+        let left = steps(2, 20, &left_polls);
+        let fast = steps(1, 'x', &fast_polls);
+        let slow = steps(4, 'y', &slow_polls);
 
-    let ((output, polls), allocations) = allocations_during(|| {
-        // An async block is not `Unpin`, but pinned on the stack it can race:
-        // `Pin<&mut _>` is an `Unpin` future.
-        let mut slow = pin!(async move { slow.await.to_ascii_uppercase() });
-        let composed = join(map(left, |n| n * 2), select(fast, slow.as_mut()));
-        let ((doubled, raced), polls) = run(&task, composed);
-        let winner = match raced {
-            Either::Left((winner, _still_running)) => Some(winner),
-            Either::Right(_) => None,
-        };
-        ((doubled, winner), polls)
+        let ((output, polls), allocations) = allocations_during(|| {
+            // An async block is not `Unpin`, but pinned on the stack it can race:
+            // `Pin<&mut _>` is an `Unpin` future.
+            let mut slow = pin!(async move { slow.await.to_ascii_uppercase() });
+            let composed = join(map(left, |n| n * 2), select(fast, slow.as_mut()));
+            let ((doubled, raced), polls) = run(&task, composed);
+            let winner = match raced {
+                Either::Left((winner, _still_running)) => Some(winner),
+                Either::Right(_) => None,
+            };
+            ((doubled, winner), polls)
+        });
+
+        assert_eq!(output, (40, Some('x')));
+        assert_eq!(
+            polls, 3,
+            "join(map(2 Pendings), select(1 Pending, …)) is ready on poll 3"
+        );
+        assert_eq!(
+            allocations, 0,
+            "building and polling the combinators must not touch the heap"
+        );
     });
-
-    assert_eq!(output, (40, Some('x')));
-    assert_eq!(
-        polls, 3,
-        "join(map(2 Pendings), select(1 Pending, …)) is ready on poll 3"
-    );
-    assert_eq!(
-        allocations, 0,
-        "building and polling the combinators must not touch the heap"
-    );
 }
 
 #[test]
 fn the_allocation_counter_sees_a_box() {
-    // The control: the counter works, so the zero above means something.
-    let (boxed, allocations) = allocations_during(|| std::hint::black_box(Box::new(1)));
-    assert_eq!(*boxed, 1);
-    assert_eq!(allocations, 1);
+    watched(|| {
+        // The control: the counter works, so the zero above means something.
+        let (boxed, allocations) = allocations_during(|| std::hint::black_box(Box::new(1)));
+        assert_eq!(*boxed, 1);
+        assert_eq!(allocations, 1);
+    });
 }
 // ANCHOR_END: zero
