@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Installs what the scripts need, only when missing or at the wrong version (sourced by
 # scripts/build-book, scripts/serve and scripts/test). Debian/Ubuntu for Chromium.
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -37,6 +38,17 @@ ensure_mdbook() {
   if [ ! -f "$ROOT/mermaid.min.js" ] || [ ! -f "$ROOT/mermaid-init.js" ]; then
     mdbook-mermaid install "$ROOT" >/dev/null 2>&1 || die "mdbook-mermaid install failed"
   fi
+}
+
+# `apt-get install PACKAGE` unless BIN is on PATH (Debian/Ubuntu; root, or sudo).
+ensure_apt() {
+  local bin=$1 package=$2 sudo=""
+  command -v "$bin" >/dev/null && return
+  command -v apt-get >/dev/null || die "$bin is needed: install $package"
+  say "installing $package (apt)"
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$package" >/dev/null || die "could not install $package"
 }
 
 # Debian's Chromium, for the rendered-book checks.

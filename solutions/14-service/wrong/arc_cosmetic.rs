@@ -1,16 +1,13 @@
-//! Wrong in its lesson, right in its tests: the context is borrowed and nothing is
-//! spawned, but `serve` still puts the ids in an `Arc` "so the requests can share
-//! them", a leftover of the clone dance. The tests cannot see it; the lab's `forbid`
-//! list can.
+//! Wrong: the context is borrowed and the calls joined, so every test passes, but each
+//! request still wraps the context in an `Arc` before using it, out of habit.
+//! `cargo labs check` reports the lab as not done until the `Arc` is gone.
 //! expect-lesson: Arc
-//! replaces: serve
+//! replaces: handle
 
-use std::sync::Arc;
-
-pub async fn serve<C: Client>(
-    ctx: &Context<C>,
-    ids: &[u32],
-) -> Result<Vec<Response>, ServiceError> {
-    let ids: Arc<[u32]> = Arc::from(ids);
-    futures::future::try_join_all(ids.iter().map(|&id| handle(ctx, id))).await
+async fn handle<C: Client>(ctx: &Context<C>, id: u32) -> Result<Response, ServiceError> {
+    let ctx = std::sync::Arc::new(ctx);
+    let user = ctx.db.call(id).await?;
+    let (a, b) = futures::try_join!(ctx.service_a.call(id), ctx.service_b.call(id))?;
+    ctx.service_c.call(id).await?;
+    Ok(Response { id, user, a, b })
 }
