@@ -324,8 +324,9 @@ fn an_error_comes_back_at_once_and_stops_the_rest() {
         assert_eq!(
             start.elapsed(),
             110 * MS,
-            "page 3 fails at 110 ms: its error must come back then, not when the jobs \
-             spawned before it are done"
+            "page 3 fails at 110 ms: its error must come back then, not once other jobs \
+             are done (awaited in spawn order? or a `?` in the scope's body, which still \
+             waits for its jobs, where `unwrap_or_cancel` drops them?)"
         );
         assert_eq!(probe.requests.now(), 0, "no request may outlive the crawl");
 
