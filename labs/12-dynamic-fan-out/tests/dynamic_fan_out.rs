@@ -146,7 +146,7 @@ fn pages_are_fetched_concurrently() {
         assert_eq!(
             asked,
             [
-                (1, 0 * MS),
+                (1, Duration::ZERO),
                 (2, 100 * MS),
                 (3, 100 * MS),
                 (4, 100 * MS),
