@@ -162,9 +162,10 @@ fn report_matches_calls(out: &Outcome) {
     );
 }
 
+// ANCHOR: ten_thousand
 #[test]
 fn ten_thousand_timers_fire_at_twenty_ms() {
-    // The seed's experiment: 10,000 timeouts of 20 ms on one thread; each handler takes 1 ms.
+    // Chapter 24's experiment: 10,000 timeouts of 20 ms on one thread; each handler takes 1 ms.
     let out = run(vec![20; 10_000], |_| MS, 2_000, What::FireAll);
     assert_eq!(out.calls.len(), 10_000, "every handler is called once");
     let late: Vec<_> = out
@@ -188,6 +189,7 @@ fn ten_thousand_timers_fire_at_twenty_ms() {
         "the handlers run at the same time: 20 ms + 1 ms"
     );
 }
+// ANCHOR_END: ten_thousand
 
 #[test]
 fn timers_fire_in_deadline_order() {
@@ -289,6 +291,7 @@ fn ticks_fire_on_the_period_not_after_the_handler() {
     assert_eq!(out.returned_at, 1007);
 }
 
+// ANCHOR: late_tick
 #[test]
 fn a_tick_that_runs_late_does_not_shift_the_schedule() {
     // Tick 3's handler takes 45 ms, more than two periods; the others take 7 ms.
@@ -322,3 +325,4 @@ fn a_tick_that_runs_late_does_not_shift_the_schedule() {
     assert_eq!(out.peak, 1, "one tick at a time");
     assert_eq!(out.returned_at, 167);
 }
+// ANCHOR_END: late_tick

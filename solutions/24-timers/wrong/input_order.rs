@@ -1,7 +1,7 @@
 //! Wrong: no shared report at all. Each timer's future returns its own record and
 //! `join_all` collects them, but in the order the timers were *given*, not the order they
 //! fired: the report lists a 37 ms timer before a 5 ms one, and 10,000 timers due at
-//! the same instant in the order given, which is not the order tokio woke them in.
+//! the same instant in the order given, which is not the order their handlers ran in.
 //! expect-fail: ten_thousand_timers_fire_at_twenty_ms, timers_fire_in_deadline_order
 //! replaces: fire_all
 

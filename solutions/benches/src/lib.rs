@@ -8,9 +8,6 @@
 //! - Chapter 15's fan-out benchmark (`benches/fan_out.rs`): many small jobs over borrowed
 //!   data, run with `tokio::spawn` and an `Arc`, with `join_all`, with `FuturesUnordered`
 //!   and with moro-local's scope (the functions after `drive` below).
-//! - Chapter 24's timers benchmark (`benches/timers.rs`, the variants in [`timers`]).
-
-pub mod timers;
 
 use std::pin::{Pin, pin};
 use std::task::{Context, Poll, Waker};
