@@ -132,32 +132,36 @@ fn tokio_mutex_channel(runtime: &LocalRuntime, timers: usize) -> Vec<Duration> {
 
 // ANCHOR: two_threads
 #[expect(
+    clippy::disallowed_types,
     clippy::disallowed_methods,
     reason = "tasks spawned with tokio::spawn, as in the experiment this variant rebuilds"
 )]
 fn two_threads(runtime: &LocalRuntime, timers: usize) -> Vec<Duration> {
+    use std::sync::Arc;
     let (sender, receiver) = std::sync::mpsc::channel::<Instant>(); // unbounded: "huge"
-    let recorder = std::thread::spawn(move || {
-        let mut late = Vec::with_capacity(timers);
-        while let Ok(deadline) = receiver.recv() {
-            late.push(deadline.elapsed());
+    let done = Arc::new(Notify::new());
+    let recorder = std::thread::spawn({
+        let done = Arc::clone(&done);
+        move || {
+            let mut late = Vec::with_capacity(timers);
+            while late.len() < timers {
+                let deadline = receiver.recv().expect("a timer's record");
+                late.push(deadline.elapsed());
+            }
+            done.notify_one(); // one wake-up for the runtime's thread, at the very end
+            late
         }
-        late
     });
     runtime.block_on(async {
-        let mut tasks = Vec::with_capacity(timers);
         for _ in 0..timers {
             let deadline = Instant::now() + DELAY;
             let sender = sender.clone();
-            tasks.push(tokio::spawn(async move {
+            tokio::spawn(async move {
                 sleep_until(deadline).await;
                 let _ = sender.send(deadline);
-            }));
+            });
         }
-        drop(sender);
-        for task in tasks {
-            task.await.expect("a timer");
-        }
+        done.notified().await;
     });
     recorder.join().expect("the recording thread")
 }
