@@ -2,7 +2,7 @@
 //! `.await`. `&mut report.borrow_mut().fired` keeps the `RefMut` temporary alive to the
 //! end of the enclosing block (temporary lifetime extension), and the block holds the
 //! `.await`. The next timer to fire while a handler runs finds the RefCell borrowed and
-//! panics ("already borrowed"): the same mistake as the starter's, caught at run time
+//! panics ("RefCell already borrowed"): the same mistake as the starter's, caught at run time
 //! instead of hanging.
 //! expect-fail: ten_thousand_timers_fire_at_twenty_ms, timers_fire_in_deadline_order, handlers_that_overlap_all_fire_on_time
 //! replaces: fire_all
