@@ -1,7 +1,7 @@
 //! Wrong: sleeps a period minus the time the last handler took. That repairs the drift
 //! while handlers are shorter than a period, but after a slow one (45 ms > 20 ms) the
-//! subtraction saturates at zero and the lost time is never made up: every later tick
-//! comes 5 ms late, for ever.
+//! subtraction saturates at zero and the lost time is never made up: from tick 4 on,
+//! every tick comes 25 ms late, for ever.
 //! expect-fail: a_tick_that_runs_late_does_not_shift_the_schedule
 //! replaces: tick
 
