@@ -4,7 +4,9 @@
 //! - [`waker`]: a waker that counts its wake-ups, and a relay that catches a future
 //!   returning `Pending` without arranging a wake-up;
 //! - [`gauge`]: how many things are in flight now, at most, and in all (drop guards);
-//! - [`alloc`]: a counting global allocator, per thread;
+//! - [`alloc`]: a counting global allocator, per thread (allocations and deallocations);
+//! - [`poll`]: polling by hand with no runtime (for allocation counts and Miri), and the
+//!   smallest await point, [`yield_once`];
 //! - [`watchdog`]: turns a hang into a failing test with a message that names the cause,
 //!   by wall clock (a thread) or by a poll budget (deterministic).
 //!
@@ -17,9 +19,11 @@
 
 pub mod alloc;
 pub mod gauge;
+pub mod poll;
 pub mod waker;
 pub mod watchdog;
 
 pub use gauge::Gauge;
+pub use poll::{poll_once, poll_to_end, yield_once};
 pub use waker::{CountingWaker, MustWake, counting_waker};
 pub use watchdog::{PollBudget, paused, within};
