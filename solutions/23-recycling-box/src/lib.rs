@@ -1,7 +1,9 @@
 //! Lab 23, solved: a box for futures that reuses one allocation across calls that do not
-//! overlap. A `Recycler` keeps the memory of the last future it boxed; the next future
-//! moves in if it fits. All the `unsafe` is here, each block with the reason it is sound;
-//! `scripts/miri` runs the lab's tests under Miri to check those reasons.
+//! overlap. A `Recycler` owns a *home block*; a future moves in when the block is free
+//! and big enough, and the block is free again once that future is dropped. A call that
+//! overlaps a live one gets an allocation of its own, freed with its future. All the
+//! `unsafe` is here, each block with the reason it is sound; `scripts/miri` runs the
+//! lab's tests under Miri to check those reasons.
 
 use std::alloc::{self, Layout};
 use std::cell::Cell;
@@ -12,17 +14,25 @@ use std::task::{Context, Poll};
 // ANCHOR: solution
 // ANCHOR: block
 /// One heap allocation, and the layout it was made with: freeing it needs that layout.
+#[derive(Clone, Copy)]
 struct Block {
     ptr: NonNull<u8>,
     layout: Layout,
 }
 
+/// The layout a block for `layout` is allocated with: never zero bytes, because asking
+/// the allocator for zero bytes is undefined behaviour (a zero-sized future gets one).
+fn block_layout(layout: Layout) -> Layout {
+    Layout::from_size_align(layout.size().max(1), layout.align())
+        .expect("rounding a valid layout's size up to 1 keeps it valid")
+}
+
 impl Block {
-    /// Room for a value of `layout`. Never zero bytes: asking the allocator for zero
-    /// bytes is undefined behaviour, so a zero-sized future still gets one byte.
+    /// A new allocation with room for a value of `layout`.
+    #[cold]
+    #[inline(never)]
     fn new(layout: Layout) -> Block {
-        let layout = Layout::from_size_align(layout.size().max(1), layout.align())
-            .expect("rounding a valid layout's size up to 1 keeps it valid");
+        let layout = block_layout(layout);
         // SAFETY: `layout` has a non-zero size.
         let ptr = unsafe { alloc::alloc(layout) };
         let ptr = NonNull::new(ptr).unwrap_or_else(|| alloc::handle_alloc_error(layout));
@@ -33,78 +43,112 @@ impl Block {
     fn fits(&self, layout: Layout) -> bool {
         layout.size() <= self.layout.size() && layout.align() <= self.layout.align()
     }
-}
 
-impl Drop for Block {
-    fn drop(&mut self) {
-        // SAFETY: `ptr` came from `alloc::alloc` with exactly `self.layout`, and a `Block`
-        // is dropped once, so this memory is freed once.
+    /// Frees the allocation.
+    ///
+    /// # Safety
+    /// Call it once per block, when nothing lives in it any more.
+    unsafe fn free(self) {
+        // SAFETY: `ptr` came from `alloc::alloc` with exactly `self.layout`; the caller
+        // promises it is freed once, and unused.
         unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
     }
 }
 // ANCHOR_END: block
 
 // ANCHOR: recycler
-/// Keeps the memory of the last future it boxed, to box the next one in.
+/// Keeps one block of memory, to box one future after another in it.
 #[derive(Default)]
 pub struct Recycler {
-    /// The block of the last future, once that future is gone. `None` at first, and
-    /// while a future lives in the block: a block is never in two places at once.
-    idle: Cell<Option<Block>>,
+    /// The home block, once there is one. The recycler owns it and frees it.
+    home: Cell<Option<Block>>,
+    /// Whether a future lives in the home block right now.
+    busy: Cell<bool>,
 }
 
 impl Recycler {
     pub const fn new() -> Self {
         Recycler {
-            idle: Cell::new(None),
+            home: Cell::new(None),
+            busy: Cell::new(false),
         }
     }
 
-    /// Boxes `future`: in the idle block if there is one and the future fits, else in a
-    /// new allocation. When calls overlap, the earlier future still holds the block, so
-    /// the later one gets a block of its own (no panic); the bigger of the two is kept.
+    /// Boxes `future`: in the home block if it is free, after replacing it with a bigger
+    /// one if the future does not fit. If a future already lives there (the calls
+    /// overlap), the new one gets a block of its own, freed when it is dropped.
     pub fn recycle<'a, F: Future + 'a>(&'a self, future: F) -> RecycledFuture<'a, F::Output> {
         let layout = Layout::new::<F>();
-        let block = match self.idle.take() {
-            Some(block) if block.fits(layout) => block,
-            // None idle (a call is still running), or too small or too loosely aligned:
-            // a new block. A misfit idle block is freed at the end of this statement.
-            _ => Block::new(layout),
+        let block = if self.busy.get() {
+            Block::new(layout)
+        } else {
+            let block = match self.home.get() {
+                Some(home) if home.fits(layout) => home,
+                too_small => {
+                    if let Some(home) = too_small {
+                        // SAFETY: not busy, so nothing lives in the old home block, and
+                        // it is replaced right below: it is freed once.
+                        unsafe { home.free() };
+                    }
+                    let bigger = Block::new(layout);
+                    self.home.set(Some(bigger));
+                    bigger
+                }
+            };
+            self.busy.set(true);
+            block
         };
         // Derived from the allocation's own pointer, never from an integer or a reference:
         // it may reach every byte of the block.
         let place = block.ptr.cast::<F>();
         // SAFETY: the block is big enough and aligned for `F` (it fits, or was made for
-        // `F`), and nothing else points into it: it came out of `idle` or is new.
+        // `F`), and nothing lives in it: it is new, or the home block was not busy.
         unsafe { place.write(future) };
         RecycledFuture {
             // An unsizing coercion: the compiler supplies `F`'s vtable.
             future: place,
-            block: Some(block),
             home: self,
         }
     }
 
-    /// Takes back the block of a future that is gone. If another block came back first
-    /// (calls overlapped), keeps the bigger one and frees the other.
-    fn give_back(&self, block: Block) {
-        let keep = match self.idle.take() {
-            Some(idle) if idle.layout.size() >= block.layout.size() => idle,
-            _ => block,
-        };
-        self.idle.set(Some(keep));
+    /// The future that lived at `ptr` (with `layout`) has been dropped: the home block is
+    /// free again, or a block of its own is freed.
+    #[inline]
+    fn release(&self, ptr: NonNull<u8>, layout: Layout) {
+        match self.home.get() {
+            Some(home) if home.ptr == ptr => self.busy.set(false),
+            _ => {
+                let own = Block {
+                    ptr,
+                    layout: block_layout(layout),
+                };
+                // SAFETY: this future had a block of its own, allocated in `recycle` with
+                // `block_layout` of the future's layout, which is `layout`; its future is
+                // gone, and only this call frees it.
+                unsafe { own.free() }
+            }
+        }
+    }
+}
+
+impl Drop for Recycler {
+    fn drop(&mut self) {
+        if let Some(home) = self.home.get() {
+            // SAFETY: every future borrows the recycler, so none is alive now; the home
+            // block is freed here only.
+            unsafe { home.free() }
+        }
     }
 }
 // ANCHOR_END: recycler
 
 // ANCHOR: future
-/// A future boxed by a [`Recycler`]: it lives in the recycler's memory, and gives the
-/// memory back when dropped.
+/// A future boxed by a [`Recycler`]: it lives in the recycler's memory (or in a block of
+/// its own), and hands that memory back when dropped.
 pub struct RecycledFuture<'a, T> {
-    /// The future, inside `block`, behind a pointer that carries its vtable.
+    /// The future, behind a pointer that carries its vtable (and so its size and
+    /// alignment).
     future: NonNull<dyn Future<Output = T> + 'a>,
-    /// The memory `future` lives in; `None` only once it has been handed back.
-    block: Option<Block>,
     home: &'a Recycler,
 }
 
@@ -122,12 +166,12 @@ impl<T> Future for RecycledFuture<'_, T> {
 
 impl<T> Drop for RecycledFuture<'_, T> {
     fn drop(&mut self) {
+        // SAFETY: the future is alive until the next line.
+        let layout = Layout::for_value(unsafe { self.future.as_ref() });
         // SAFETY: the future was written in `recycle` and is dropped only here, once,
-        // whether it finished or not. Its block is not reused before this line.
+        // whether it finished or not. Its block is reused only after this line.
         unsafe { self.future.drop_in_place() };
-        if let Some(block) = self.block.take() {
-            self.home.give_back(block);
-        }
+        self.home.release(self.future.cast(), layout);
     }
 }
 // ANCHOR_END: future

@@ -7,35 +7,35 @@
 //! without-miri: pass
 //! replaces: block
 
+#[derive(Clone, Copy)]
 struct Block {
     ptr: NonNull<u8>,
     layout: Layout,
-    capacity: usize,
+}
+
+fn block_layout(layout: Layout) -> Layout {
+    Layout::from_size_align(layout.size().max(1), layout.align())
+        .expect("rounding a valid layout's size up to 1 keeps it valid")
 }
 
 impl Block {
+    #[cold]
+    #[inline(never)]
     fn new(layout: Layout) -> Block {
-        let layout = Layout::from_size_align(layout.size().max(1), layout.align())
-            .expect("rounding a valid layout's size up to 1 keeps it valid");
-        let capacity = layout.size().next_power_of_two();
-        let rounded = Layout::from_size_align(capacity, layout.align())
+        let layout = block_layout(layout);
+        let rounded = Layout::from_size_align(layout.size().next_power_of_two(), layout.align())
             .expect("a power of two at least as big as a valid size is valid");
         let ptr = unsafe { alloc::alloc(rounded) };
         let ptr = NonNull::new(ptr).unwrap_or_else(|| alloc::handle_alloc_error(rounded));
-        Block {
-            ptr,
-            layout,
-            capacity,
-        }
+        Block { ptr, layout }
     }
 
     fn fits(&self, layout: Layout) -> bool {
-        layout.size() <= self.capacity && layout.align() <= self.layout.align()
+        layout.size() <= self.layout.size().next_power_of_two()
+            && layout.align() <= self.layout.align()
     }
-}
 
-impl Drop for Block {
-    fn drop(&mut self) {
+    unsafe fn free(self) {
         unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
     }
 }

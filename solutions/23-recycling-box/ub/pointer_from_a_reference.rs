@@ -12,37 +12,66 @@
 
 #[derive(Default)]
 pub struct Recycler {
-    idle: Cell<Option<Block>>,
+    home: Cell<Option<Block>>,
+    busy: Cell<bool>,
 }
 
 impl Recycler {
     pub const fn new() -> Self {
         Recycler {
-            idle: Cell::new(None),
+            home: Cell::new(None),
+            busy: Cell::new(false),
         }
     }
 
     pub fn recycle<'a, F: Future + 'a>(&'a self, future: F) -> RecycledFuture<'a, F::Output> {
         let layout = Layout::new::<F>();
-        let mut block = match self.idle.take() {
-            Some(block) if block.fits(layout) => block,
-            _ => Block::new(layout),
+        let block = if self.busy.get() {
+            Block::new(layout)
+        } else {
+            let block = match self.home.get() {
+                Some(home) if home.fits(layout) => home,
+                too_small => {
+                    if let Some(home) = too_small {
+                        unsafe { home.free() };
+                    }
+                    let bigger = Block::new(layout);
+                    self.home.set(Some(bigger));
+                    bigger
+                }
+            };
+            self.busy.set(true);
+            block
         };
-        let first_byte: &mut u8 = unsafe { block.ptr.as_mut() };
+        let mut start = block.ptr;
+        let first_byte: &mut u8 = unsafe { start.as_mut() };
         let place = NonNull::from(first_byte).cast::<F>();
         unsafe { place.write(future) };
         RecycledFuture {
             future: place,
-            block: Some(block),
             home: self,
         }
     }
 
-    fn give_back(&self, block: Block) {
-        let keep = match self.idle.take() {
-            Some(idle) if idle.layout.size() >= block.layout.size() => idle,
-            _ => block,
-        };
-        self.idle.set(Some(keep));
+    #[inline]
+    fn release(&self, ptr: NonNull<u8>, layout: Layout) {
+        match self.home.get() {
+            Some(home) if home.ptr == ptr => self.busy.set(false),
+            _ => {
+                let own = Block {
+                    ptr,
+                    layout: block_layout(layout),
+                };
+                unsafe { own.free() }
+            }
+        }
+    }
+}
+
+impl Drop for Recycler {
+    fn drop(&mut self) {
+        if let Some(home) = self.home.get() {
+            unsafe { home.free() }
+        }
     }
 }

@@ -6,7 +6,6 @@
 
 pub struct RecycledFuture<'a, T> {
     future: NonNull<dyn Future<Output = T> + 'a>,
-    block: Option<Block>,
     home: &'a Recycler,
 }
 
@@ -25,9 +24,8 @@ impl<T> Future for RecycledFuture<'_, T> {
 
 impl<T> Drop for RecycledFuture<'_, T> {
     fn drop(&mut self) {
+        let layout = Layout::for_value(unsafe { self.future.as_ref() });
         unsafe { self.future.drop_in_place() };
-        if let Some(block) = self.block.take() {
-            self.home.give_back(block);
-        }
+        self.home.release(self.future.cast(), layout);
     }
 }

@@ -1,4 +1,4 @@
-//! Wrong: drops the inner future when it finishes, and on drop only hands the block
+//! Wrong: drops the inner future when it finishes, and on drop only hands the memory
 //! back. A future dropped before it finishes (cancelled, the loser of a `select`) is
 //! never dropped: whatever it holds (a guard, a connection, a buffer) leaks.
 //! expect-fail: a_future_dropped_before_it_finishes_is_dropped
@@ -6,7 +6,6 @@
 
 pub struct RecycledFuture<'a, T> {
     future: NonNull<dyn Future<Output = T> + 'a>,
-    block: Option<Block>,
     home: &'a Recycler,
 }
 
@@ -25,8 +24,7 @@ impl<T> Future for RecycledFuture<'_, T> {
 
 impl<T> Drop for RecycledFuture<'_, T> {
     fn drop(&mut self) {
-        if let Some(block) = self.block.take() {
-            self.home.give_back(block);
-        }
+        let layout = Layout::for_value(unsafe { self.future.as_ref() });
+        self.home.release(self.future.cast(), layout);
     }
 }

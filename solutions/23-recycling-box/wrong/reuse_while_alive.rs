@@ -1,78 +1,68 @@
-//! Wrong: the recycler never lets go of its block. Each call writes its future into the
-//! same memory, even while the previous future is still alive there: two overlapping
-//! calls share one future's state, and the first call's future is lost without a drop.
+//! Wrong: forgets to check whether a future still lives in the home block. Each call
+//! writes its future there, even over a future that is still running: two overlapping
+//! calls then share one future's state, and the first call's future is lost without a
+//! drop.
 //! expect-fail: overlapping_calls_each_get_their_own_block
-//! replaces: solution
-
-struct Block {
-    ptr: NonNull<u8>,
-    layout: Layout,
-}
-
-impl Block {
-    fn new(layout: Layout) -> Block {
-        let layout = Layout::from_size_align(layout.size().max(1), layout.align())
-            .expect("rounding a valid layout's size up to 1 keeps it valid");
-        let ptr = unsafe { alloc::alloc(layout) };
-        let ptr = NonNull::new(ptr).unwrap_or_else(|| alloc::handle_alloc_error(layout));
-        Block { ptr, layout }
-    }
-
-    fn fits(&self, layout: Layout) -> bool {
-        layout.size() <= self.layout.size() && layout.align() <= self.layout.align()
-    }
-}
-
-impl Drop for Block {
-    fn drop(&mut self) {
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
-    }
-}
+//! replaces: recycler
 
 #[derive(Default)]
 pub struct Recycler {
-    block: Cell<Option<Block>>,
+    home: Cell<Option<Block>>,
+    busy: Cell<bool>,
 }
 
 impl Recycler {
     pub const fn new() -> Self {
         Recycler {
-            block: Cell::new(None),
+            home: Cell::new(None),
+            busy: Cell::new(false),
         }
     }
 
     pub fn recycle<'a, F: Future + 'a>(&'a self, future: F) -> RecycledFuture<'a, F::Output> {
         let layout = Layout::new::<F>();
-        let block = match self.block.take() {
-            Some(block) if block.fits(layout) => block,
-            _ => Block::new(layout),
+        let block = {
+            let block = match self.home.get() {
+                Some(home) if home.fits(layout) => home,
+                too_small => {
+                    if let Some(home) = too_small {
+                        unsafe { home.free() };
+                    }
+                    let bigger = Block::new(layout);
+                    self.home.set(Some(bigger));
+                    bigger
+                }
+            };
+            self.busy.set(true);
+            block
         };
         let place = block.ptr.cast::<F>();
         unsafe { place.write(future) };
-        self.block.set(Some(block));
         RecycledFuture {
             future: place,
-            _home: self,
+            home: self,
+        }
+    }
+
+    #[inline]
+    fn release(&self, ptr: NonNull<u8>, layout: Layout) {
+        match self.home.get() {
+            Some(home) if home.ptr == ptr => self.busy.set(false),
+            _ => {
+                let own = Block {
+                    ptr,
+                    layout: block_layout(layout),
+                };
+                unsafe { own.free() }
+            }
         }
     }
 }
 
-pub struct RecycledFuture<'a, T> {
-    future: NonNull<dyn Future<Output = T> + 'a>,
-    _home: &'a Recycler,
-}
-
-impl<T> Future for RecycledFuture<'_, T> {
-    type Output = T;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        let future = unsafe { Pin::new_unchecked(self.future.as_mut()) };
-        future.poll(cx)
-    }
-}
-
-impl<T> Drop for RecycledFuture<'_, T> {
+impl Drop for Recycler {
     fn drop(&mut self) {
-        unsafe { self.future.drop_in_place() };
+        if let Some(home) = self.home.get() {
+            unsafe { home.free() }
+        }
     }
 }

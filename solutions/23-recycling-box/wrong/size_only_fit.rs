@@ -4,15 +4,22 @@
 //! expect-fail: a_strictly_aligned_future_is_placed_aligned
 //! replaces: block
 
+#[derive(Clone, Copy)]
 struct Block {
     ptr: NonNull<u8>,
     layout: Layout,
 }
 
+fn block_layout(layout: Layout) -> Layout {
+    Layout::from_size_align(layout.size().max(1), layout.align())
+        .expect("rounding a valid layout's size up to 1 keeps it valid")
+}
+
 impl Block {
+    #[cold]
+    #[inline(never)]
     fn new(layout: Layout) -> Block {
-        let layout = Layout::from_size_align(layout.size().max(1), layout.align())
-            .expect("rounding a valid layout's size up to 1 keeps it valid");
+        let layout = block_layout(layout);
         let ptr = unsafe { alloc::alloc(layout) };
         let ptr = NonNull::new(ptr).unwrap_or_else(|| alloc::handle_alloc_error(layout));
         Block { ptr, layout }
@@ -21,10 +28,8 @@ impl Block {
     fn fits(&self, layout: Layout) -> bool {
         layout.size() <= self.layout.size()
     }
-}
 
-impl Drop for Block {
-    fn drop(&mut self) {
+    unsafe fn free(self) {
         unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
     }
 }
