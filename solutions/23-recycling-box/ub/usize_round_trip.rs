@@ -39,8 +39,10 @@ impl Recycler {
             self.busy.set(true);
             block
         };
+        // ANCHOR: round_trip
         let address = block.ptr.as_ptr() as usize;
         let place = NonNull::new(address as *mut F).expect("not null");
+        // ANCHOR_END: round_trip
         unsafe { place.write(future) };
         RecycledFuture {
             future: place,

@@ -1,5 +1,5 @@
-//! Chapter 23's benchmark (`benches/dyn_futures.rs`, and `benches/dyn_futures_jemalloc.rs`
-//! for the same code on jemalloc): the nested stream of Matthias247's
+//! Chapter 23's benchmark code, a module of both `benches/dyn_futures.rs` and
+//! `benches/dyn_futures_jemalloc.rs` (the same code on two allocators): the nested stream of Matthias247's
 //! async_trait_experiments, in four versions. A counter yields `ITEMS` numbers; a wrapper
 //! holds a counter and forwards `next` to it; one iteration builds a wrapper and drains
 //! it. So every item costs two calls to `next`, one on the wrapper and one on the counter,
@@ -54,7 +54,9 @@ impl Wrapper {
 /// One iteration of version (1).
 pub async fn no_trait() -> u64 {
     let mut stream = Wrapper {
-        inner: Counter { left: std::hint::black_box(ITEMS) },
+        inner: Counter {
+            left: std::hint::black_box(ITEMS),
+        },
     };
     let mut sum = 0;
     while let Some(n) = stream.next().await {
@@ -96,7 +98,9 @@ impl AsyncTraitStream for AsyncTraitWrapper {
 /// One iteration of version (2).
 pub async fn async_trait() -> u64 {
     let mut stream = AsyncTraitWrapper {
-        inner: Box::new(AsyncTraitCounter { left: std::hint::black_box(ITEMS) }),
+        inner: Box::new(AsyncTraitCounter {
+            left: std::hint::black_box(ITEMS),
+        }),
     };
     let mut sum = 0;
     while let Some(n) = stream.next().await {
@@ -138,7 +142,9 @@ impl BoxedStream for BoxedWrapper {
 /// One iteration of version (3).
 pub async fn boxed() -> u64 {
     let mut stream = BoxedWrapper {
-        inner: Box::new(BoxedCounter { left: std::hint::black_box(ITEMS) }),
+        inner: Box::new(BoxedCounter {
+            left: std::hint::black_box(ITEMS),
+        }),
     };
     let mut sum = 0;
     while let Some(n) = stream.next().await {
@@ -194,47 +200,14 @@ pub async fn recycled() -> u64 {
     sum
 }
 
-/// The four versions as divan benchmarks, for a bench file whose global allocator is
-/// divan's `AllocProfiler` around the allocator it measures.
-#[macro_export]
-macro_rules! dyn_futures_benches {
-    () => {
-        #[divan::bench]
-        fn no_trait() -> u64 {
-            $crate::drive($crate::dyn_futures::no_trait())
-        }
-
-        #[divan::bench]
-        fn async_trait() -> u64 {
-            $crate::drive($crate::dyn_futures::async_trait())
-        }
-
-        #[divan::bench]
-        fn boxed() -> u64 {
-            $crate::drive($crate::dyn_futures::boxed())
-        }
-
-        #[divan::bench]
-        fn recycled() -> u64 {
-            $crate::drive($crate::dyn_futures::recycled())
-        }
-    };
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::drive;
-
-    #[test]
-    fn every_version_yields_the_same_numbers() {
-        for version in [
-            drive(no_trait()),
-            drive(async_trait()),
-            drive(boxed()),
-            drive(recycled()),
-        ] {
-            assert_eq!(version, SUM);
-        }
+/// Checks that every version yields the same numbers (run before measuring).
+pub fn check() {
+    for sum in [
+        benches::drive(no_trait()),
+        benches::drive(async_trait()),
+        benches::drive(boxed()),
+        benches::drive(recycled()),
+    ] {
+        assert_eq!(sum, SUM);
     }
 }
