@@ -12,6 +12,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+// ANCHOR: allocator
 /// The system allocator, plus per-thread counts of allocations (a reallocation counts as
 /// one) and deallocations (a reallocation counts as one of those too: it frees the old
 /// block).
@@ -70,6 +71,7 @@ pub fn allocations_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let result = f();
     (result, allocations() - before)
 }
+// ANCHOR_END: allocator
 
 /// Deallocations this thread has made so far (only meaningful when the test binary's
 /// global allocator is [`CountingAllocator`]).
