@@ -6,7 +6,9 @@
 //! - [`gauge`]: how many things are in flight now, at most, and in all (drop guards);
 //! - [`alloc`]: a counting global allocator, per thread;
 //! - [`watchdog`]: turns a hang into a failing test with a message that names the cause,
-//!   by wall clock (a thread) or by a poll budget (deterministic).
+//!   by wall clock (a thread) or by a poll budget (deterministic);
+//! - [`http`]: a blocking HTTP/1.1 client for servers on 127.0.0.1, with time limits on
+//!   every read and write, that sends good requests and bad bytes alike.
 //!
 //! Tests need an `Arc` to build a `std::task::Wake` waker; that is std's API, so this
 //! crate, not the labs, holds it.
@@ -17,6 +19,7 @@
 
 pub mod alloc;
 pub mod gauge;
+pub mod http;
 pub mod waker;
 pub mod watchdog;
 
