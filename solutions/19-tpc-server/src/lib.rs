@@ -26,7 +26,7 @@ use hyper::header::{self, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::runtime::{Builder, LocalOptions};
@@ -41,8 +41,9 @@ pub struct Config {
     pub workers: usize,
     /// Open connections one worker serves at most; it answers more with 503.
     pub max_connections: usize,
-    /// A request's head (request line and headers) must arrive within this time,
-    /// and an idle keep-alive connection is closed after it.
+    /// A connection that waits this long for a request's head (request line and
+    /// headers), whether the client is idle or stuck halfway, is closed within one
+    /// more such period.
     pub header_timeout: Duration,
     /// A request's body must arrive within this time once a handler reads it.
     pub body_timeout: Duration,
@@ -432,13 +433,12 @@ async fn accept_own(listener: Option<&TcpListener>) -> io::Result<TcpStream> {
 // ANCHOR_END: reuse_port
 
 // ANCHOR: connection
-/// hyper's HTTP/1 settings, shared by a worker's connections. The timer makes
-/// `header_read_timeout` work; without one, hyper ignores it.
+/// hyper's HTTP/1 settings, shared by a worker's connections. No timer: hyper's own
+/// `header_read_timeout` (which needs one) creates a new boxed timer for every request;
+/// `connection` keeps one timer per connection instead.
 fn http1_builder(config: &Config) -> http1::Builder {
     let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(config.header_timeout)
-        .max_header_size(config.max_header_size);
+    http.max_header_size(config.max_header_size);
     http
 }
 
@@ -455,24 +455,49 @@ async fn connection<H: Handler>(
 ) {
     let _ = stream.set_nodelay(true);
     let io = TokioIo::new(WriteTimeout::new(stream, config.write_timeout));
+    // Requests whose head has arrived, and requests answered: equal while the
+    // connection waits for the next head.
+    let (started, answered) = (Cell::new(0u64), Cell::new(0u64));
     let service = service_fn(|request: Request<Incoming>| {
         count();
+        started.set(started.get() + 1);
         let request = request.map(|incoming| Body {
             incoming,
             timeout: config.body_timeout,
             limit: config.max_body,
         });
         let answer = handler.call(request);
-        async move { Ok::<_, Infallible>(answer.await) }
+        let answered = &answered;
+        async move {
+            let reply = answer.await;
+            answered.set(answered.get() + 1);
+            Ok::<_, Infallible>(reply)
+        }
     });
     let mut conn = pin!(http.serve_connection(io, service));
-    tokio::select! {
-        biased;
-        _ = conn.as_mut() => return,
-        () = stop => {}
+    let mut stop = pin!(stop);
+    // The header timeout: one timer, re-armed only when it fires. A connection that
+    // waits for a head through a whole period (no new request since the last check)
+    // is closed: a head gets between one and two `header_timeout`s.
+    let mut check = pin!(tokio::time::sleep(config.header_timeout));
+    let (mut seen, mut stopping) = (0, false);
+    loop {
+        tokio::select! {
+            biased;
+            _ = conn.as_mut() => return,
+            () = stop.as_mut(), if !stopping => {
+                conn.as_mut().graceful_shutdown();
+                stopping = true;
+            }
+            () = check.as_mut() => {
+                if started.get() == answered.get() && started.get() == seen {
+                    return; // no head for a whole period: close
+                }
+                seen = started.get();
+                check.as_mut().reset(Instant::now() + config.header_timeout);
+            }
+        }
     }
-    conn.as_mut().graceful_shutdown();
-    let _ = conn.await;
 }
 
 /// The handler for connections over the limit.
