@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Installs what the scripts need, only when missing or at the wrong version (sourced by
 # scripts/build-book, scripts/serve and scripts/test). Debian/Ubuntu for Chromium.
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,6 +22,22 @@ ensure_rust() {
   fi
 }
 
+# The standard libraries of the other OSes learners use, so scripts/test can type-check
+# the runner, the labs and the solutions for them (`cargo check --target`; nothing links).
+CROSS_TARGETS="x86_64-pc-windows-msvc aarch64-apple-darwin"
+ensure_targets() {
+  local channel installed missing=() t
+  channel=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' "$ROOT/rust-toolchain.toml")
+  installed=$(rustup target list --installed --toolchain "$channel" 2>/dev/null)
+  for t in $CROSS_TARGETS; do
+    grep -qx "$t" <<<"$installed" || missing+=("$t")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "adding Rust targets ${missing[*]} (for the Windows and macOS type-checks)"
+    rustup target add --toolchain "$channel" "${missing[@]}" || die "could not add ${missing[*]}"
+  fi
+}
+
 # `cargo install --locked NAME --version V` unless `BIN --version` already says V.
 ensure_crate_bin() {
   local crate=$1 bin=$2 version=$3
@@ -37,6 +54,17 @@ ensure_mdbook() {
   if [ ! -f "$ROOT/mermaid.min.js" ] || [ ! -f "$ROOT/mermaid-init.js" ]; then
     mdbook-mermaid install "$ROOT" >/dev/null 2>&1 || die "mdbook-mermaid install failed"
   fi
+}
+
+# `apt-get install PACKAGE` unless BIN is on PATH (Debian/Ubuntu; root, or sudo).
+ensure_apt() {
+  local bin=$1 package=$2 sudo=""
+  command -v "$bin" >/dev/null && return
+  command -v apt-get >/dev/null || die "$bin is needed: install $package"
+  say "installing $package (apt)"
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$package" >/dev/null || die "could not install $package"
 }
 
 # Debian's Chromium, for the rendered-book checks.

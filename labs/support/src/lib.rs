@@ -1,12 +1,14 @@
 //! Helpers shared by every lab's tests, written once (DESIGN.md, lab contract point 5 and 7).
 //! labs/NN-slug and solutions/NN-slug both use this crate as a dev-dependency.
 //!
-//! - [`waker`]: a waker that counts its wake-ups, and a relay that catches a future
-//!   returning `Pending` without arranging a wake-up;
+//! - [`waker`]: a waker that counts its wake-ups, a task that polls by hand with one,
+//!   and a relay that catches a future returning `Pending` without arranging a wake-up;
+//! - [`gate`]: a future the test finishes by hand, which wakes the task that polled it;
 //! - [`gauge`]: how many things are in flight now, at most, and in all (drop guards);
 //! - [`alloc`]: a counting global allocator, per thread;
 //! - [`watchdog`]: turns a hang into a failing test with a message that names the cause,
-//!   by wall clock (a thread) or by a poll budget (deterministic);
+//!   by wall clock (a thread, with a paused current-thread or local runtime) or by a
+//!   poll budget (deterministic);
 //! - [`http`]: a blocking HTTP/1.1 client for servers on 127.0.0.1, with time limits on
 //!   every read and write, that sends good requests and bad bytes alike.
 //!
@@ -18,11 +20,13 @@
 )]
 
 pub mod alloc;
+pub mod gate;
 pub mod gauge;
 pub mod http;
 pub mod waker;
 pub mod watchdog;
 
+pub use gate::Gate;
 pub use gauge::Gauge;
-pub use waker::{CountingWaker, MustWake, counting_waker};
-pub use watchdog::{PollBudget, paused, within};
+pub use waker::{CountingWaker, MustWake, TestTask, counting_waker};
+pub use watchdog::{PollBudget, paused, paused_local, within};
