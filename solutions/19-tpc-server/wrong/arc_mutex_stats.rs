@@ -2,7 +2,7 @@
 //! `Arc<Mutex<_>>`, "in case another thread needs them". No other thread does: the
 //! worker returns them when it ends. The lock is paid on every request and says the
 //! state is shared when it is not.
-//! expect-lesson: Arc
+//! expect-lesson: Arc, Mutex
 //! replaces: worker
 
 use std::sync::{Arc, Mutex};
