@@ -14,17 +14,9 @@ use std::time::Duration;
 use common::{Client, Probe, config, serve, watched};
 use tpc_server::Config;
 
+/// The one timeout a test waits for; the others stay long, so that no well-behaved
+/// request can run into a short one on a busy machine.
 const SHORT: Duration = Duration::from_millis(300);
-
-/// Short timeouts for the tests that wait for them.
-fn impatient(workers: usize) -> Config {
-    Config {
-        header_timeout: SHORT,
-        body_timeout: SHORT,
-        write_timeout: SHORT,
-        ..config(workers)
-    }
-}
 
 /// A request line hyper cannot parse: 400, then the connection closes.
 #[test]
@@ -153,14 +145,21 @@ fn bytes_after_the_content_length_are_the_next_request() {
 fn a_client_that_stops_mid_headers_is_closed() {
     watched(|| {
         let probe = Probe::default();
-        serve(impatient(1), &probe, |addr, _| {
-            let mut client = Client::connect(addr);
-            client.send(b"GET / HTTP/1.1\r\nhost: t\r\nx-half").unwrap();
-            let sent = client
-                .wait_closed()
-                .expect("a client stuck in its headers must be closed (header_timeout)");
-            assert!(sent.is_empty(), "no reply expected, got {sent:?}");
-        });
+        serve(
+            Config {
+                header_timeout: SHORT,
+                ..config(1)
+            },
+            &probe,
+            |addr, _| {
+                let mut client = Client::connect(addr);
+                client.send(b"GET / HTTP/1.1\r\nhost: t\r\nx-half").unwrap();
+                let sent = client
+                    .wait_closed()
+                    .expect("a client stuck in its headers must be closed (header_timeout)");
+                assert!(sent.is_empty(), "no reply expected, got {sent:?}");
+            },
+        );
     });
 }
 
@@ -170,17 +169,24 @@ fn a_client_that_stops_mid_headers_is_closed() {
 fn a_client_that_stops_mid_body_gets_408() {
     watched(|| {
         let probe = Probe::default();
-        serve(impatient(1), &probe, |addr, _| {
-            let mut client = Client::connect(addr);
-            client
-                .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
-                .unwrap();
-            let reply = client
-                .read_reply()
-                .expect("a client stuck in its body gets an answer (body_timeout)");
-            assert_eq!(reply.status, 408);
-            client.wait_closed().expect("closed after 408");
-        });
+        serve(
+            Config {
+                body_timeout: SHORT,
+                ..config(1)
+            },
+            &probe,
+            |addr, _| {
+                let mut client = Client::connect(addr);
+                client
+                    .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
+                    .unwrap();
+                let reply = client
+                    .read_reply()
+                    .expect("a client stuck in its body gets an answer (body_timeout)");
+                assert_eq!(reply.status, 408);
+                client.wait_closed().expect("closed after 408");
+            },
+        );
     });
 }
 
@@ -215,18 +221,25 @@ fn a_client_that_never_reads_does_not_hold_shutdown() {
     watched(|| {
         let probe = Probe::default();
         let mut kept = None;
-        serve(impatient(1), &probe, |addr, stop| {
-            let mut sleeper = Client::connect(addr);
-            sleeper
-                .send(b"GET /big HTTP/1.1\r\nhost: t\r\n\r\n")
-                .unwrap();
-            // One byte, to know the reply is being written; then never read again.
-            sleeper.stream().read_exact(&mut [0]).unwrap();
-            assert_eq!(Client::connect(addr).get("/").status, 200);
-            stop.now();
-            // Leaving this closure waits for Server::run to return, `sleeper` still open.
-            kept = Some(sleeper);
-        });
+        serve(
+            Config {
+                write_timeout: SHORT,
+                ..config(1)
+            },
+            &probe,
+            |addr, stop| {
+                let mut sleeper = Client::connect(addr);
+                sleeper
+                    .send(b"GET /big HTTP/1.1\r\nhost: t\r\n\r\n")
+                    .unwrap();
+                // One byte, to know the reply is being written; then never read again.
+                sleeper.stream().read_exact(&mut [0]).unwrap();
+                assert_eq!(Client::connect(addr).get("/").status, 200);
+                stop.now();
+                // Leaving this closure waits for Server::run to return, `sleeper` still open.
+                kept = Some(sleeper);
+            },
+        );
         drop(kept);
     });
 }
