@@ -80,6 +80,61 @@ impl Probe {
     pub fn threads(&self) -> BTreeMap<usize, HashSet<ThreadId>> {
         self.threads.lock().unwrap().clone()
     }
+
+    /// Waits until at most `n` workers' handlers are alive (a worker's handler goes when
+    /// its worker ends), up to [`IO_LIMIT`]; says whether that happened.
+    pub fn handlers_down_to(&self, n: usize) -> bool {
+        down_to(&self.handlers, n)
+    }
+
+    /// Waits until at most `n` handler futures are alive, up to [`IO_LIMIT`]; says whether
+    /// that happened.
+    pub fn live_down_to(&self, n: usize) -> bool {
+        down_to(&self.live, n)
+    }
+}
+
+fn down_to(count: &AtomicUsize, n: usize) -> bool {
+    let deadline = std::time::Instant::now() + IO_LIMIT;
+    while count.load(SeqCst) > n {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    true
+}
+
+/// Two sides of a test that must each reach a point before either goes on: `meet` sends
+/// to the other side and waits for it, up to [`IO_LIMIT`]. If the other side has failed
+/// (its `Meeting` is gone), `meet` fails at once instead of waiting.
+pub struct Meeting {
+    here: mpsc::Sender<()>,
+    there: mpsc::Receiver<()>,
+}
+
+impl Meeting {
+    pub fn pair() -> (Meeting, Meeting) {
+        let (a, from_a) = mpsc::channel();
+        let (b, from_b) = mpsc::channel();
+        (
+            Meeting {
+                here: a,
+                there: from_b,
+            },
+            Meeting {
+                here: b,
+                there: from_a,
+            },
+        )
+    }
+
+    pub fn meet(&self, what: &str) {
+        let _ = self.here.send(());
+        self.there
+            .recv_timeout(IO_LIMIT)
+            .unwrap_or_else(|e| panic!("{what}: the other side did not get there ({e})"));
+    }
 }
 
 /// The application under test. One per worker, built on that worker's thread.
