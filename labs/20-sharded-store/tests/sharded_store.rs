@@ -71,7 +71,10 @@ struct Probe<'t> {
 
 impl<'t> Probe<'t> {
     fn new(shard: usize, log: &'t Log) -> Self {
-        log.built.lock().unwrap().push((shard, thread::current().id()));
+        log.built
+            .lock()
+            .unwrap()
+            .push((shard, thread::current().id()));
         Probe {
             shard,
             map: HashMap::new(),
@@ -133,6 +136,16 @@ fn keys_on(shard: usize, shards: usize, prefix: &str, count: usize) -> Vec<Strin
         .collect()
 }
 
+/// Sets `done` when dropped, even by a panic: the app that leads a test holds one, so
+/// that the others stop waiting if it dies.
+struct SetOnDrop<'a>(&'a watch::Sender<bool>);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.send_replace(true);
+    }
+}
+
 /// Every app waits here at its end until `done` is set, so that no shard stops while
 /// another test app may still call it: only the test about shutdown lets apps end early.
 async fn until(done: &watch::Sender<bool>) {
@@ -165,7 +178,10 @@ fn shard_for_is_the_same_on_every_thread() {
             }
         }
         for key in &keys {
-            assert!(shard_for(key, 4) < 4, "shard_for({key:?}, 4) is out of range");
+            assert!(
+                shard_for(key, 4) < 4,
+                "shard_for({key:?}, 4) is out of range"
+            );
             assert_eq!(shard_for(key, 1), 0, "with one shard, it owns every key");
         }
     });
@@ -202,7 +218,10 @@ fn every_key_is_served_by_its_owner_and_seen_by_every_shard() {
         let (done, _) = watch::channel(false);
         let finished = AtomicUsize::new(0);
         let (log, keys, all_put, done, finished) = (&log, &keys, &all_put, &done, &finished);
-        let config = Config { shards: SHARDS, queue: 64 };
+        let config = Config {
+            shards: SHARDS,
+            queue: 64,
+        };
         let got = run(
             &config,
             |shard| Probe::new(shard, log),
@@ -222,14 +241,18 @@ fn every_key_is_served_by_its_owner_and_seen_by_every_shard() {
                 if finished.fetch_add(1, SeqCst) + 1 == SHARDS {
                     done.send_replace(true);
                 }
-                until(&done).await;
+                until(done).await;
                 (me, wrote, read)
             },
         );
         let got = got.expect("run returned an error");
         // The apps' results come back in shard order.
         let order: Vec<usize> = got.iter().map(|(me, _, _)| *me).collect();
-        assert_eq!(order, [0, 1, 2, 3], "run returns the apps' results in shard order");
+        assert_eq!(
+            order,
+            [0, 1, 2, 3],
+            "run returns the apps' results in shard order"
+        );
         for (me, wrote, read) in &got {
             for (key, old) in wrote {
                 assert_eq!(old, &Ok(None), "put({key:?}) from shard {me}");
@@ -249,7 +272,11 @@ fn every_key_is_served_by_its_owner_and_seen_by_every_shard() {
         let threads: HashSet<ThreadId> = built.iter().map(|(_, t)| *t).collect();
         assert_eq!(built.len(), SHARDS, "one slice per shard: {built:?}");
         assert_eq!(shards.len(), SHARDS, "one slice per shard: {built:?}");
-        assert_eq!(threads.len(), SHARDS, "each slice on a thread of its own: {built:?}");
+        assert_eq!(
+            threads.len(),
+            SHARDS,
+            "each slice on a thread of its own: {built:?}"
+        );
         assert!(
             !threads.contains(&thread::current().id()),
             "the slices are built on the shards' threads, not on the thread that calls run"
@@ -258,7 +285,11 @@ fn every_key_is_served_by_its_owner_and_seen_by_every_shard() {
 
         // Every operation on a key ran on its owner's slice, on that slice's thread.
         let ops = log.ops.lock().unwrap().clone();
-        assert_eq!(ops.len(), 200 + 200 * SHARDS, "one slice operation per call");
+        assert_eq!(
+            ops.len(),
+            200 + 200 * SHARDS,
+            "one slice operation per call"
+        );
         for op in &ops {
             let owner = shard_for(&op.key, SHARDS);
             assert_eq!(
@@ -266,7 +297,10 @@ fn every_key_is_served_by_its_owner_and_seen_by_every_shard() {
                 "{:?} was served by shard {}, but shard_for says shard {owner} owns it",
                 op.key, op.shard
             );
-            assert_eq!(op.thread, home[&op.shard], "a slice was used off its own thread");
+            assert_eq!(
+                op.thread, home[&op.shard],
+                "a slice was used off its own thread"
+            );
         }
     });
 }
@@ -280,7 +314,10 @@ fn a_call_for_a_key_this_shard_owns_is_served_on_the_spot() {
         let (done, _) = watch::channel(false);
         let finished = AtomicUsize::new(0);
         let (log, done, finished) = (&log, &done, &finished);
-        let config = Config { shards: SHARDS, queue: 64 };
+        let config = Config {
+            shards: SHARDS,
+            queue: 64,
+        };
         let got = run(
             &config,
             |shard| Probe::new(shard, log),
@@ -308,7 +345,7 @@ fn a_call_for_a_key_this_shard_owns_is_served_on_the_spot() {
                 if finished.fetch_add(1, SeqCst) + 1 == SHARDS {
                     done.send_replace(true);
                 }
-                until(&done).await;
+                until(done).await;
                 misses
             },
         );
@@ -341,7 +378,10 @@ fn each_key_sees_one_order_under_concurrent_clients() {
         let finished = AtomicUsize::new(0);
         let (log, hot, done, finished) = (&log, &hot, &done, &finished);
         // 18 clients at most wait on one shard at a time: the queues never fill.
-        let config = Config { shards: SHARDS, queue: 64 };
+        let config = Config {
+            shards: SHARDS,
+            queue: 64,
+        };
         let got = run(
             &config,
             |shard| Probe::new(shard, log),
@@ -365,7 +405,7 @@ fn each_key_sees_one_order_under_concurrent_clients() {
                 if finished.fetch_add(1, SeqCst) + 1 == SHARDS {
                     done.send_replace(true);
                 }
-                until(&done).await;
+                until(done).await;
                 seen.into_inner()
             },
         );
@@ -397,7 +437,9 @@ fn each_key_sees_one_order_under_concurrent_clients() {
             for (key, value, old, now) in seen {
                 let at = position(key, value);
                 // The answer to each put is the value just before it in the key's history.
-                let before = at.checked_sub(1).and_then(|i| history[key.as_str()][i].put.clone());
+                let before = at
+                    .checked_sub(1)
+                    .and_then(|i| history[key.as_str()][i].put.clone());
                 assert_eq!(
                     old,
                     &Ok(before),
@@ -407,7 +449,10 @@ fn each_key_sees_one_order_under_concurrent_clients() {
                 // A client's own writes keep their order...
                 let client = &value[..value.find('n').unwrap()];
                 if let Some(&prev) = last.get(&(key.as_str(), client)) {
-                    assert!(prev < at, "client {client}'s writes to {key:?} were reordered");
+                    assert!(
+                        prev < at,
+                        "client {client}'s writes to {key:?} were reordered"
+                    );
                 }
                 last.insert((key.as_str(), client), at);
                 // ...and a read after a write sees that write or a later one.
@@ -419,7 +464,11 @@ fn each_key_sees_one_order_under_concurrent_clients() {
             }
         }
         let total: usize = history.values().map(Vec::len).sum();
-        assert_eq!(total, SHARDS * CLIENTS * STEPS, "every put applied exactly once");
+        assert_eq!(
+            total,
+            SHARDS * CLIENTS * STEPS,
+            "every put applied exactly once"
+        );
     });
 }
 // ANCHOR_END: order
@@ -434,10 +483,17 @@ fn len_counts_every_shard_while_writes_go_on() {
         const PER_CLIENT: usize = 100;
         const TOTAL: usize = (SHARDS - 1) * 3 * PER_CLIENT;
         let log = Log::default();
-        let (started, acked, writers) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
+        let (started, acked, writers) = (
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+        );
         let (done, _) = watch::channel(false);
         let (log, started, acked, writers, done) = (&log, &started, &acked, &writers, &done);
-        let config = Config { shards: SHARDS, queue: 64 };
+        let config = Config {
+            shards: SHARDS,
+            queue: 64,
+        };
         let got = run(
             &config,
             |shard| Probe::new(shard, log),
@@ -459,7 +515,7 @@ fn len_counts_every_shard_while_writes_go_on() {
                     }))
                     .await;
                     writers.fetch_add(1, SeqCst);
-                    until(&done).await;
+                    until(done).await;
                     return Vec::new();
                 }
                 // Shard 0 counts the whole store again and again meanwhile.
@@ -512,15 +568,19 @@ fn a_full_queue_refuses_calls_at_once() {
         };
         let (done, _) = watch::channel(false);
         let (log, release, done) = (&log, &release, &done);
-        let config = Config { shards: 2, queue: QUEUE };
+        let config = Config {
+            shards: 2,
+            queue: QUEUE,
+        };
         let got = run(
             &config,
             |shard| Probe::new(shard, log),
             move |store: Store<Probe>| async move {
                 if store.shard() == 0 {
-                    until(&done).await;
+                    until(done).await;
                     return None;
                 }
+                let _done = SetOnDrop(done);
                 // Shard 1 blocks shard 0's thread inside its slice...
                 let stall_key = &keys_on(0, 2, "stall-", 1)[0];
                 let mut stall = pin!(store.put(stall_key, "x"));
@@ -544,8 +604,8 @@ fn a_full_queue_refuses_calls_at_once() {
                     release.send(()).unwrap();
                     refused
                 };
-                let ((_, refused), stalled) = tokio::join!(futures::future::join(calls, watch), stall);
-                done.send_replace(true);
+                let ((_, refused), stalled) =
+                    tokio::join!(futures::future::join(calls, watch), stall);
                 Some((refused, answers.into_inner(), stalled))
             },
         );
@@ -561,8 +621,15 @@ fn a_full_queue_refuses_calls_at_once() {
         );
         assert_eq!(stalled, Ok(None));
         let served = all.iter().filter(|a| **a == Ok(None)).count();
-        assert_eq!(served, QUEUE, "the {QUEUE} queued calls are served once the shard moves: {all:?}");
-        assert_eq!(log.ops.lock().unwrap().len(), 1 + QUEUE, "refused calls do nothing");
+        assert_eq!(
+            served, QUEUE,
+            "the {QUEUE} queued calls are served once the shard moves: {all:?}"
+        );
+        assert_eq!(
+            log.ops.lock().unwrap().len(),
+            1 + QUEUE,
+            "refused calls do nothing"
+        );
     });
 }
 // ANCHOR_END: busy
@@ -581,15 +648,19 @@ fn a_shard_that_panics_fails_its_callers_and_run_says_so() {
         let report = Mutex::new(None);
         let (done, _) = watch::channel(false);
         let (log, release, report_to, done) = (&log, &release, &report, &done);
-        let config = Config { shards: 3, queue: 16 };
+        let config = Config {
+            shards: 3,
+            queue: 16,
+        };
         let result = run(
             &config,
             |shard| Probe::new(shard, log),
             move |store: Store<Probe>| async move {
                 if store.shard() != 1 {
-                    until(&done).await;
+                    until(done).await;
                     return;
                 }
+                let _done = SetOnDrop(done);
                 let stall_key = &keys_on(0, 3, "stall-", 1)[0];
                 let mut stall = pin!(store.put(stall_key, "x"));
                 tokio::select! {
@@ -614,8 +685,8 @@ fn a_shard_that_panics_fails_its_callers_and_run_says_so() {
                 // After the panic: shard 0 stays down, the others serve on.
                 let later = store.get(&on_0[1]).await;
                 let elsewhere = store.put(on_2, "ok").await;
-                *report_to.lock().unwrap() = Some((stalled, panicked, len, queued, later, elsewhere));
-                done.send_replace(true);
+                *report_to.lock().unwrap() =
+                    Some((stalled, panicked, len, queued, later, elsewhere));
             },
         );
         let (stalled, panicked, len, queued, later, elsewhere) = report
@@ -625,7 +696,11 @@ fn a_shard_that_panics_fails_its_callers_and_run_says_so() {
             .expect("shard 1's app did not finish: did a caller panic when its shard did?");
         use StoreError::Down;
         assert_eq!(stalled, Ok(None), "the put served before the panic");
-        assert_eq!(panicked, Err(Down(0)), "the call whose request panicked shard 0");
+        assert_eq!(
+            panicked,
+            Err(Down(0)),
+            "the call whose request panicked shard 0"
+        );
         assert_eq!(len, Err(Down(0)), "len() queued behind the panic");
         assert_eq!(queued, Err(Down(0)), "a get queued behind the panic");
         assert_eq!(later, Err(Down(0)), "a get sent after the panic");
@@ -648,7 +723,10 @@ fn run_drains_every_queue_and_joins_every_thread() {
     watchdog("run did not return after every app had finished", || {
         const SHARDS: usize = 4;
         let log = Log::default();
-        let config = Config { shards: SHARDS, queue: 64 };
+        let config = Config {
+            shards: SHARDS,
+            queue: 64,
+        };
         let sent = AtomicUsize::new(0);
         let (log, sent_to) = (&log, &sent);
         let got = run(

@@ -131,13 +131,34 @@ impl Request {
 }
 // ANCHOR_END: request
 
+// ANCHOR: queue
+/// The sending end of a shard's queue, and the shard's end.
+type Queue = mpsc::Sender<Request>;
+type Inbox = mpsc::Receiver<Request>;
+
+/// A shard's queue: bounded, so a shard that falls behind cannot take in requests
+/// without limit.
+fn queue(capacity: usize) -> (Queue, Inbox) {
+    mpsc::channel(capacity)
+}
+
+/// Puts a request on `shard`'s queue, or says at once why it cannot: the queue is full
+/// (the call is shed), or closed (the shard has stopped).
+fn offer(queue: &Queue, shard: usize, request: Request) -> Result<(), StoreError> {
+    queue.try_send(request).map_err(|error| match error {
+        TrySendError::Full(_) => StoreError::Busy(shard),
+        TrySendError::Closed(_) => StoreError::Down(shard),
+    })
+}
+// ANCHOR_END: queue
+
 // ANCHOR: store
 /// One shard's handle on the whole store, given to the app that runs on its thread.
 /// It holds this shard's slice and a sender for every shard's queue.
 pub struct Store<S> {
     shard: usize,
     slice: Rc<RefCell<S>>,
-    queues: Rc<[mpsc::Sender<Request>]>,
+    queues: Rc<[Queue]>,
 }
 
 impl<S> Clone for Store<S> {
@@ -161,6 +182,7 @@ impl<S: Slice> Store<S> {
         self.queues.len()
     }
 
+    // ANCHOR: calls
     /// The value under `key`.
     pub async fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
         let owner = shard_for(key, self.shards());
@@ -185,7 +207,9 @@ impl<S: Slice> Store<S> {
         self.send(owner, Request::Put { key, value, reply })?;
         wait(owner, answer).await
     }
+    // ANCHOR_END: calls
 
+    // ANCHOR: len
     /// How many keys the whole store holds: every shard's count, added up.
     pub async fn len(&self) -> Result<usize, StoreError> {
         // Scatter: ask every other shard first, so that they all count at once...
@@ -200,31 +224,28 @@ impl<S: Slice> Store<S> {
         let there = try_join_all(answers).await?;
         Ok(here + there.into_iter().sum::<usize>())
     }
+    // ANCHOR_END: len
 
-    /// Puts a request on `shard`'s queue, or says why it cannot: full (shed it) or
-    /// closed (the shard has stopped).
+    /// Puts a request on `shard`'s queue.
     fn send(&self, shard: usize, request: Request) -> Result<(), StoreError> {
-        self.queues[shard]
-            .try_send(request)
-            .map_err(|error| match error {
-                TrySendError::Full(_) => StoreError::Busy(shard),
-                TrySendError::Closed(_) => StoreError::Down(shard),
-            })
+        offer(&self.queues[shard], shard, request)
     }
 }
 
+// ANCHOR: wait
 /// The answer to a request sent to `shard`. If the shard drops the request unanswered
 /// (it stopped, or panicked while serving it), the oneshot says so: an error, not a hang.
 async fn wait<T>(shard: usize, answer: oneshot::Receiver<T>) -> Result<T, StoreError> {
     answer.await.map_err(|_| StoreError::Down(shard))
 }
+// ANCHOR_END: wait
 // ANCHOR_END: store
 
 // ANCHOR: serve
 /// A shard's loop: serves its queue, in order, one request at a time. It ends when
 /// every `Store` handle (every sender) is gone and the queue is empty: whatever was
 /// queued is answered first.
-async fn serve(mut queue: mpsc::Receiver<Request>, slice: &RefCell<impl Slice>) {
+async fn serve(mut queue: Inbox, slice: &RefCell<impl Slice>) {
     while let Some(request) = queue.recv().await {
         request.serve(slice);
     }
@@ -244,35 +265,16 @@ where
     F: Future,
     F::Output: Send,
 {
-    let (senders, queues): (Vec<_>, Vec<_>) = (0..config.shards)
-        .map(|_| mpsc::channel(config.queue))
-        .unzip();
+    let (senders, inboxes): (Vec<_>, Vec<_>) =
+        (0..config.shards).map(|_| queue(config.queue)).unzip();
     let (make, app) = (&make, &app);
     thread::scope(move |scope| {
         let mut threads = Vec::with_capacity(config.shards);
-        for (shard, queue) in queues.into_iter().enumerate() {
-            let senders = senders.clone();
+        for (shard, inbox) in inboxes.into_iter().enumerate() {
+            let queues = senders.clone();
             let thread = thread::Builder::new()
                 .name(format!("shard-{shard}"))
-                .spawn_scoped(scope, move || {
-                    let runtime = Builder::new_current_thread()
-                        .enable_all()
-                        .build_local(LocalOptions::default())
-                        .expect("build the shard's runtime");
-                    // Built here, used here, dropped here: the slice never moves.
-                    let slice = Rc::new(RefCell::new(make(shard)));
-                    let store = Store {
-                        shard,
-                        slice: Rc::clone(&slice),
-                        queues: senders.into(),
-                    };
-                    // The app owns the only handle on this thread; when the app ends,
-                    // its senders go, and the loop ends once everyone else's have.
-                    runtime.block_on(async {
-                        let ((), output) = tokio::join!(serve(queue, &slice), app(store));
-                        output
-                    })
-                })
+                .spawn_scoped(scope, move || on_thread(shard, inbox, queues, make, app))
                 .expect("start a shard's thread");
             threads.push(thread);
         }
@@ -295,4 +297,33 @@ where
     })
 }
 // ANCHOR_END: run
+
+// ANCHOR: thread
+/// One shard's thread: its runtime, its slice, its loop and its copy of the app.
+fn on_thread<S: Slice, F: Future>(
+    shard: usize,
+    inbox: Inbox,
+    queues: Vec<Queue>,
+    make: &impl Fn(usize) -> S,
+    app: &impl Fn(Store<S>) -> F,
+) -> F::Output {
+    let runtime = Builder::new_current_thread()
+        .enable_all()
+        .build_local(LocalOptions::default())
+        .expect("build the shard's runtime");
+    // Built here, used here, dropped here: the slice never moves.
+    let slice = Rc::new(RefCell::new(make(shard)));
+    let store = Store {
+        shard,
+        slice: Rc::clone(&slice),
+        queues: queues.into(),
+    };
+    // The app owns this thread's only handle: when the app ends, its senders go, and
+    // the loop ends once everyone else's have gone too and the queue is empty.
+    runtime.block_on(async {
+        let ((), output) = tokio::join!(serve(inbox, &slice), app(store));
+        output
+    })
+}
+// ANCHOR_END: thread
 // ANCHOR_END: solution
