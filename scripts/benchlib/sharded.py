@@ -23,7 +23,8 @@ WORKS = [0, 2000]
 BATCHES = [1, 4, 16, 64]
 BASELINE = "mutex"
 # Calls per client per run (16 clients per thread): a run lasts a fraction of a second.
-OPS, SMOKE_OPS = 20000, 300
+# SHARDED_OPS overrides it (the "run" line of the data says what was used).
+OPS, SMOKE_OPS = int(os.environ.get("SHARDED_OPS", "20000")), 300
 
 
 def configs():
@@ -119,6 +120,40 @@ def model(data):
     return rows
 
 
+def ratio_median(rows, base, field="ops_per_sec"):
+    return statistics.median(a[field] / b[field] for a, b in zip(rows, base))
+
+
+def summary(data):
+    """The sentences the page's text points to, so that its numbers are this run's."""
+    def vs(variant, keys, work):
+        return ratio_median(runs(data, variant, keys, work), runs(data, BASELINE, keys, work))
+
+    def p50(variant, keys, work):
+        return med(runs(data, variant, keys, work), "get_p50_ns")
+
+    out = []
+    for keys, label in KEYS:
+        out.append("- %s, bare lookups: the sharded store served %.2f× the calls of `Mutex<HashMap>`, "
+                   "DashMap %.2f×; with local keys only %.2f×, with remote keys only %.2f×. A get's p50: "
+                   "%s µs under the mutex, %s µs local, %s µs remote."
+                   % (label.capitalize(), vs("sharded", keys, 0), vs("dashmap", keys, 0),
+                      vs("sharded-local", keys, 0), vs("sharded-remote", keys, 0),
+                      us(p50("mutex", keys, 0)), us(p50("sharded-local", keys, 0)),
+                      us(p50("sharded-remote", keys, 0))))
+    for keys, label in KEYS:
+        out.append("- %s, %.0f µs of work per call: the sharded store served %.2f× the calls of "
+                   "`Mutex<HashMap>`, DashMap %.2f×."
+                   % (label.capitalize(), WORKS[1] / 1000, vs("sharded", keys, WORKS[1]), vs("dashmap", keys, WORKS[1])))
+    one = hops(data, 1)
+    out.append("- The hop: batches of %s gets per message carried %s the gets per second of one get "
+               "per message, while a round trip's p50 went from %s µs (one get) to %s µs (%d gets)."
+               % (" / ".join(str(b) for b in BATCHES[1:]),
+                  " / ".join("%.1f×" % ratio_median(hops(data, b), one, "calls_per_sec") for b in BATCHES[1:]),
+                  us(med(one, "trip_p50_ns")), us(med(hops(data, BATCHES[-1]), "trip_p50_ns")), BATCHES[-1]))
+    return out
+
+
 def chart(data):
     lines = [generated_by(NAME)]
     threads = threads_of(data)
@@ -133,6 +168,9 @@ def chart(data):
     lines += bar_chart("Small calls (a map lookup): thousands of calls per second (more is better)",
                        labels, values, "thousand calls/s", ceiling(max(values), 100), "%.0f", horizontal=True)
     lines += [""]
+    lines += ["In this run (medians of the rounds' ratios; the tables below have the ranges):", ""]
+    lines += summary(data)
+    lines += [""]
 
     for work in WORKS:
         title = ("**Small calls** (a map lookup, no extra work)" if work == 0 else
@@ -144,11 +182,12 @@ def chart(data):
         for k, klabel in KEYS:
             for v, label in VARIANTS:
                 rows = runs(data, v, k, work)
-                body.append(["%s, %s" % (label, klabel), format(round(med(rows, "ops_per_sec"), -3), ",.0f"),
+                shown = "`%s`" % label if "<" in label else label
+                body.append(["%s, %s" % (shown, klabel), format(round(med(rows, "ops_per_sec"), -3), ",.0f"),
                              ratio(rows, base[(k, work)]),
                              us(med(rows, "get_p50_ns")), us(med(rows, "get_p99_ns")),
                              us(med(rows, "put_p50_ns")), us(med(rows, "put_p99_ns"))])
-        lines += table(["Variant", "calls/s", "vs Mutex¹", "get p50 µs", "get p99 µs", "put p50 µs",
+        lines += table(["Variant", "calls/s", "vs `Mutex<HashMap>`¹", "get p50 µs", "get p99 µs", "put p50 µs",
                         "put p99 µs"], body)
         lines += [""]
 
@@ -172,7 +211,7 @@ def chart(data):
                      format(round(sharded, -3), ",.0f"), format(round(mutex, -3), ",.0f"),
                      "%.2f×" % (sharded / mutex)])
     lines += ["**A model for more cores** (not measured: computed from this run, see ²).", ""]
-    lines += table(["Work", "Keys", "Cores", "sharded calls/s", "Mutex calls/s", "sharded / Mutex"], body)
+    lines += table(["Work", "Keys", "Cores", "sharded calls/s", "`Mutex<HashMap>` calls/s", "sharded / mutex"], body)
     shares = {(s["keys"], s["shards"]): s for s in data["shares"]}
     lines += [
         "",

@@ -116,6 +116,11 @@ impl<S: Slice> Store<S> {
     pub async fn len(&self) -> Result<usize, StoreError> {
         Ok(self.map.lock().unwrap().len())
     }
+
+    /// Whether the whole store is empty.
+    pub async fn is_empty(&self) -> Result<bool, StoreError> {
+        Ok(self.len().await? == 0)
+    }
 }
 
 /// Runs the store and one copy of the app per shard (`app(store)`); returns the apps'

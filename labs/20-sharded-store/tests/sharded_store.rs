@@ -7,6 +7,10 @@
 //! the test's clients, one per shard, running on the shards' threads. Each test runs
 //! under a wall-clock watchdog, so a wrong answer that hangs fails instead. On the
 //! test's side, locks are fine: the lesson applies to the store, not to its probes.
+#![allow(
+    clippy::disallowed_types,
+    reason = "the probes log from every shard's thread: the test's locks, not the store's"
+)]
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};

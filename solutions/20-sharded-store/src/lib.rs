@@ -224,6 +224,11 @@ impl<S: Slice> Store<S> {
         let there = try_join_all(answers).await?;
         Ok(here + there.into_iter().sum::<usize>())
     }
+
+    /// Whether the whole store is empty (a `len` like any other).
+    pub async fn is_empty(&self) -> Result<bool, StoreError> {
+        Ok(self.len().await? == 0)
+    }
     // ANCHOR_END: len
 
     /// Puts a request on `shard`'s queue.

@@ -169,7 +169,7 @@ where
         while !accept(key) {
             key = keys.pick(&mut rng);
         }
-        let is_put = rng.next() % 10 == 0;
+        let is_put = rng.next().is_multiple_of(10);
         let start = Instant::now();
         if is_put {
             black_box(put(key).await);
@@ -421,8 +421,7 @@ fn hop(batch: usize, ops: usize) {
                 queue
                     .send(Batch { keys, reply })
                     .await
-                    .ok()
-                    .expect("the owner is there");
+                    .unwrap_or_else(|_| panic!("the owner is there"));
                 black_box(answer.await.expect("the owner answers"));
                 trips.push(elapsed_ns(start));
             }
