@@ -332,3 +332,93 @@ fn on_thread<S: Slice, F: Future>(
 }
 // ANCHOR_END: thread
 // ANCHOR_END: solution
+
+// ANCHOR: outside
+/// A handle for threads that are not shards (a server's worker threads, say): every
+/// call is a message to the key's owner. It is `Send` and `Sync`, because it holds only
+/// the queues' senders.
+#[derive(Clone)]
+pub struct Client {
+    queues: Vec<Queue>,
+}
+
+impl Client {
+    /// How many shards the store has.
+    pub fn shards(&self) -> usize {
+        self.queues.len()
+    }
+
+    /// The value under `key`.
+    pub async fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        let owner = shard_for(key, self.shards());
+        let (reply, answer) = oneshot::channel();
+        let key = key.to_owned();
+        offer(&self.queues[owner], owner, Request::Get { key, reply })?;
+        wait(owner, answer).await
+    }
+
+    /// Stores `value` under `key`; returns the value it replaced.
+    pub async fn put(&self, key: &str, value: &str) -> Result<Option<String>, StoreError> {
+        let owner = shard_for(key, self.shards());
+        let (reply, answer) = oneshot::channel();
+        let (key, value) = (key.to_owned(), value.to_owned());
+        offer(
+            &self.queues[owner],
+            owner,
+            Request::Put { key, value, reply },
+        )?;
+        wait(owner, answer).await
+    }
+}
+
+/// Like `run`, and meanwhile runs `outside` on the calling thread with a `Client` of the
+/// store. The store stops once every app has finished and `outside` has returned (with
+/// every clone of its client gone): a server that holds the client stops taking
+/// requests first, then the shards drain and stop. Returns the apps' results and
+/// `outside`'s.
+pub fn run_with<S, M, A, F, O, T>(
+    config: &Config,
+    make: M,
+    app: A,
+    outside: O,
+) -> Result<(Vec<F::Output>, T), StoreError>
+where
+    S: Slice,
+    M: Fn(usize) -> S + Sync,
+    A: Fn(Store<S>) -> F + Sync,
+    F: Future,
+    F::Output: Send,
+    O: FnOnce(Client) -> T,
+{
+    let (senders, inboxes): (Vec<_>, Vec<_>) =
+        (0..config.shards).map(|_| queue(config.queue)).unzip();
+    let (make, app) = (&make, &app);
+    thread::scope(move |scope| {
+        let mut threads = Vec::with_capacity(config.shards);
+        for (shard, inbox) in inboxes.into_iter().enumerate() {
+            let queues = senders.clone();
+            let thread = thread::Builder::new()
+                .name(format!("shard-{shard}"))
+                .spawn_scoped(scope, move || on_thread(shard, inbox, queues, make, app))
+                .expect("start a shard's thread");
+            threads.push(thread);
+        }
+        // The caller's senders become the client: gone when `outside` is done with it.
+        let done = outside(Client { queues: senders });
+        let mut outputs = Vec::with_capacity(threads.len());
+        let mut panicked = None;
+        for (shard, thread) in threads.into_iter().enumerate() {
+            match thread.join() {
+                Ok(output) => outputs.push(output),
+                Err(_) => {
+                    panicked.get_or_insert(shard);
+                }
+            }
+        }
+        match panicked {
+            Some(shard) => Err(StoreError::Panicked(shard)),
+            None => Ok((outputs, done)),
+        }
+    })
+}
+// ANCHOR_END: outside
