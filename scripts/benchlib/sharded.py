@@ -21,6 +21,7 @@ VARIANTS = [
 KEYS = [("uniform", "uniform keys"), ("zipf", "Zipf keys (s = 0.99)")]
 WORKS = [0, 2000]
 BATCHES = [1, 4, 16, 64]
+POLICIES = ["wait", "shed"]
 BASELINE = "mutex"
 # Calls per client per run (16 clients per thread): a run lasts a fraction of a second.
 # SHARDED_OPS overrides it (the "run" line of the data says what was used).
@@ -29,7 +30,8 @@ OPS, SMOKE_OPS = int(os.environ.get("SHARDED_OPS", "20000")), 300
 
 def configs():
     out = [("run", v, k, w) for w in WORKS for k, _ in KEYS for v, _ in VARIANTS]
-    return out + [("hop", b, None, None) for b in BATCHES]
+    out += [("hop", b, None, None) for b in BATCHES]
+    return out + [("overload", p, None, None) for p in POLICIES]
 
 
 def run(ctx):
@@ -52,7 +54,7 @@ def run(ctx):
         if len(rounds) <= r:
             rounds.append([])
         kind, a, b, c = config
-        args = ["hop", str(a)] if kind == "hop" else [a, b, str(c)]
+        args = [kind, str(a)] if kind in ("hop", "overload") else [a, b, str(c)]
         ctx.say("round %d/%d: %s" % (r + 1, ctx.rounds, " ".join(args)))
         found = line(args, "r%03d-%s.json" % (r, "-".join(args)))
         rounds[r] += found
@@ -78,6 +80,10 @@ def hops(data, batch):
 
 def threads_of(data):
     return next(x["threads"] for r in data["results"] for x in r if "threads" in x)
+
+
+def overloads(data, policy):
+    return [next(x for x in r if x["variant"] == "overload" and x["policy"] == policy) for r in data["results"]]
 
 
 def med(rows, field):
@@ -151,6 +157,12 @@ def summary(data):
                % (" / ".join(str(b) for b in BATCHES[1:]),
                   " / ".join("%.1f×" % ratio_median(hops(data, b), one, "calls_per_sec") for b in BATCHES[1:]),
                   us(med(one, "trip_p50_ns")), us(med(hops(data, BATCHES[-1]), "trip_p50_ns")), BATCHES[-1]))
+    wait, shed = overloads(data, "wait"), overloads(data, "shed")
+    out.append("- A full queue: waiting for room, every call was served, with a p50 of %s µs and a p99 of "
+               "%s µs; shedding refused %.0f%% of the calls at once and served the rest with a p50 of %s µs "
+               "and a p99 of %s µs."
+               % (us(med(wait, "served_p50_ns")), us(med(wait, "served_p99_ns")),
+                  100 * med(shed, "refused_share"), us(med(shed, "served_p50_ns")), us(med(shed, "served_p99_ns"))))
     return out
 
 
@@ -204,6 +216,19 @@ def chart(data):
                     "round trip p99 µs"], body)
     lines += [""]
 
+    # Wait or shed.
+    body = []
+    for policy in POLICIES:
+        rows = overloads(data, policy)
+        body.append([policy, "%.0f%%" % (100 * med(rows, "refused_share")), us(med(rows, "served_p50_ns")),
+                     us(med(rows, "served_p99_ns"))])
+    lines += ["**A full queue, wait or shed**: 64 callers on one thread, an owner thread that spends 2 µs "
+              "on each call, a queue of 16. Wait: `send().await`. Shed: `try_send`, and a refused call is "
+              "answered at once (a 503) while its caller goes on to its next call. Served calls are timed "
+              "from the moment they were offered.", ""]
+    lines += table(["policy", "refused", "served p50 µs", "served p99 µs"], body)
+    lines += [""]
+
     # The model.
     body = []
     for work, keys, n, sharded, mutex in model(data):
@@ -232,7 +257,7 @@ def chart(data):
         "",
         "Every call is timed on its caller, from the call to its answer. Clients: closed loops, each call "
         "followed by a yield; one call in ten is a put; %d keys, all present. The sharded store is lab 20's, "
-        "one shard per thread, its 16 clients per thread in one `join_all`; the mutex and DashMap runs use "
+        "one shard per thread, its 16 clients per thread in one `FuturesUnordered`; the mutex and DashMap runs use "
         "%d `tokio::spawn`ed tasks on a multi-thread runtime with %d workers. Run: `%s`."
         % (data["keys"], 16 * threads, threads, data["run"]),
         "",

@@ -14,6 +14,8 @@
 //!
 //! `sharded hop BATCH` measures the cost model's other input: clients on one thread send
 //! requests of BATCH gets each to an owner thread, as lab 20's store does with one.
+//! `sharded overload wait|shed` overloads one owner through a small queue, waiting for
+//! room or shedding (see `overload`).
 //! `sharded shares` prints, for 2 to 64 shards, the share of calls the busiest shard gets
 //! under each key distribution (hashing with lab 20's `shard_for`).
 //!
@@ -204,19 +206,20 @@ fn sharded(
             .collect();
         Worked { map, work }
     };
-    let app =
-        move |store: Store<Worked>| async move {
-            let me = store.shard();
-            let accept = move |key: usize| match locality {
-                Locality::Any => true,
-                Locality::Local => owners[key] == me,
-                Locality::Remote => owners[key] != me,
-            };
-            ready.wait(); // every slice built, every thread here: start together
-            let started = Instant::now();
-            let store = &store;
-            let results =
-                futures::future::join_all((0..CLIENTS).map(|c| {
+    let app = move |store: Store<Worked>| async move {
+        let me = store.shard();
+        let accept = move |key: usize| match locality {
+            Locality::Any => true,
+            Locality::Local => owners[key] == me,
+            Locality::Remote => owners[key] != me,
+        };
+        ready.wait(); // every slice built, every thread here: start together
+        let started = Instant::now();
+        let store = &store;
+        // The clients in a FuturesUnordered: a wake-up polls only the client it is for.
+        let clients: futures::stream::FuturesUnordered<_> =
+            (0..CLIENTS)
+                .map(|c| {
                     let seed = (me * CLIENTS + c) as u64 * 0x9E37_79B9_7F4A_7C15;
                     client(
                         seed,
@@ -233,21 +236,22 @@ fn sharded(
                                 .expect("a put failed")
                         },
                     )
-                }))
-                .await;
-            let ended = Instant::now();
-            let (mut get_ns, mut put_ns) = (Vec::new(), Vec::new());
-            for (g, p) in results {
-                get_ns.extend(g);
-                put_ns.extend(p);
-            }
-            Sample {
-                started,
-                ended,
-                get_ns,
-                put_ns,
-            }
-        };
+                })
+                .collect();
+        let results: Vec<_> = futures::StreamExt::collect(clients).await;
+        let ended = Instant::now();
+        let (mut get_ns, mut put_ns) = (Vec::new(), Vec::new());
+        for (g, p) in results {
+            get_ns.extend(g);
+            put_ns.extend(p);
+        }
+        Sample {
+            started,
+            ended,
+            get_ns,
+            put_ns,
+        }
+    };
     run(&config, make, app).expect("the sharded store failed")
 }
 
@@ -387,6 +391,78 @@ fn report(variant: &str, skewed: bool, work: Duration, threads: usize, samples: 
     );
 }
 
+/// A full queue, waited on or shed: 64 callers on one thread keep calling an owner thread
+/// that spends 2 µs on each call, through a queue of 16. `wait` sends with `send().await`
+/// and every call is served; `shed` uses `try_send`, and a refused call is answered at
+/// once (a 503) and the caller goes on to its next call. Prints the share refused and the
+/// p50 and p99 of the served calls, each timed from the moment it was offered.
+fn overload(shed: bool, ops: usize) {
+    const CALLERS: usize = 64;
+    const QUEUE: usize = 16;
+    const WORK: Duration = Duration::from_micros(2);
+    struct Call {
+        key: u32,
+        reply: oneshot::Sender<u64>,
+    }
+    let (queue, mut inbox) = mpsc::channel::<Call>(QUEUE);
+    let owner = std::thread::spawn(move || {
+        LocalRuntime::new().unwrap().block_on(async {
+            while let Some(Call { key, reply }) = inbox.recv().await {
+                spin(WORK);
+                let _ = reply.send(key as u64);
+            }
+        });
+    });
+    let per_caller = (ops / CALLERS).max(1);
+    let runtime = LocalRuntime::new().unwrap();
+    let (mut served, refused) = runtime.block_on(async {
+        let queue = &queue;
+        let callers: futures::stream::FuturesUnordered<_> = (0..CALLERS)
+            .map(|c| async move {
+                let (mut served, mut refused) = (Vec::new(), 0u64);
+                for i in 0..per_caller {
+                    let (reply, answer) = oneshot::channel();
+                    let call = Call {
+                        key: (c * per_caller + i) as u32,
+                        reply,
+                    };
+                    let offered = Instant::now();
+                    if shed {
+                        if queue.try_send(call).is_err() {
+                            refused += 1; // answered at once: 503, try later
+                            yield_now().await;
+                            continue;
+                        }
+                    } else {
+                        queue
+                            .send(call)
+                            .await
+                            .unwrap_or_else(|_| panic!("the owner is there"));
+                    }
+                    black_box(answer.await.expect("the owner answers"));
+                    served.push(elapsed_ns(offered));
+                }
+                (served, refused)
+            })
+            .collect();
+        let all: Vec<_> = futures::StreamExt::collect(callers).await;
+        let served: Vec<u32> = all.iter().flat_map(|(s, _)| s.iter().copied()).collect();
+        (served, all.iter().map(|(_, r)| r).sum::<u64>())
+    });
+    drop(queue);
+    owner.join().unwrap();
+    served.sort_unstable();
+    let offered = served.len() as u64 + refused;
+    println!(
+        "{{\"variant\": \"overload\", \"policy\": \"{}\", \"offered\": {offered}, \"refused_share\": {:.4}, \
+         \"served_p50_ns\": {:.0}, \"served_p99_ns\": {:.0}}}",
+        if shed { "shed" } else { "wait" },
+        refused as f64 / offered as f64,
+        percentile(&served, 0.5),
+        percentile(&served, 0.99),
+    );
+}
+
 /// The hop: clients on one thread send requests of `batch` gets each to an owner thread
 /// (a bounded queue there, a oneshot back), `CLIENTS` requests in flight. Prints the
 /// calls per second and the round trip of one request.
@@ -409,25 +485,27 @@ fn hop(batch: usize, ops: usize) {
     let (secs, mut trips) = runtime.block_on(async {
         let started = Instant::now();
         let queue = &queue;
-        let all = futures::future::join_all((0..CLIENTS).map(|c| async move {
-            let mut rng = Rng((c as u64 + 1) * 0x9E37_79B9_7F4A_7C15);
-            let mut trips = Vec::with_capacity(requests);
-            for _ in 0..requests {
-                let keys = (0..batch)
-                    .map(|_| (rng.next() % KEYS as u64) as u32)
-                    .collect();
-                let start = Instant::now();
-                let (reply, answer) = oneshot::channel();
-                queue
-                    .send(Batch { keys, reply })
-                    .await
-                    .unwrap_or_else(|_| panic!("the owner is there"));
-                black_box(answer.await.expect("the owner answers"));
-                trips.push(elapsed_ns(start));
-            }
-            trips
-        }))
-        .await;
+        let clients: futures::stream::FuturesUnordered<_> = (0..CLIENTS)
+            .map(|c| async move {
+                let mut rng = Rng((c as u64 + 1) * 0x9E37_79B9_7F4A_7C15);
+                let mut trips = Vec::with_capacity(requests);
+                for _ in 0..requests {
+                    let keys = (0..batch)
+                        .map(|_| (rng.next() % KEYS as u64) as u32)
+                        .collect();
+                    let start = Instant::now();
+                    let (reply, answer) = oneshot::channel();
+                    queue
+                        .send(Batch { keys, reply })
+                        .await
+                        .unwrap_or_else(|_| panic!("the owner is there"));
+                    black_box(answer.await.expect("the owner answers"));
+                    trips.push(elapsed_ns(start));
+                }
+                trips
+            })
+            .collect();
+        let all: Vec<Vec<u32>> = futures::StreamExt::collect(clients).await;
         (
             started.elapsed().as_secs_f64(),
             all.into_iter().flatten().collect::<Vec<u32>>(),
@@ -491,6 +569,7 @@ fn main() {
         .unwrap_or(20_000);
     match arg(0) {
         "hop" => hop(arg(1).parse().expect("hop BATCH"), ops * CLIENTS),
+        "overload" => overload(arg(1) == "shed", ops * CLIENTS),
         "shares" => shares(),
         "serial" => serial(ops * CLIENTS * 4),
         variant => {
