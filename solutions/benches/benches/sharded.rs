@@ -6,6 +6,9 @@
 //!   and `sharded-remote` (every call for a key another shard owns: a hop each).
 //! - `mutex`: one `Mutex<HashMap>` shared by tasks on tokio's multi-thread runtime.
 //! - `dashmap`: a `DashMap` (one `RwLock` per internal shard) shared the same way.
+//! - `mutex-local`: the same `Mutex<HashMap>`, called from threads set up exactly like
+//!   the shards' (a `LocalRuntime` each, the clients in a `FuturesUnordered`): only the
+//!   way a call reaches the data differs from `sharded`.
 //!
 //! Every variant runs `CLIENTS` clients per thread, each a closed loop: pick a key
 //! (uniformly, or Zipf-skewed), do one operation (a get, or one time in ten a put), record
@@ -310,6 +313,62 @@ fn shared<M: Send + Sync + 'static>(
     }]
 }
 
+/// A shared map used from the same threads as the shards: one `LocalRuntime` per thread,
+/// its `CLIENTS` clients in a `FuturesUnordered`, exactly as the sharded store runs them.
+/// What differs from `sharded` is only how a call reaches the data.
+fn shared_local<M: Sync>(
+    threads: usize,
+    ops: usize,
+    keys: &Keys,
+    map: &M,
+    get: fn(&M, &str, Duration) -> Option<String>,
+    put: fn(&M, &str, Duration) -> Option<String>,
+    work: Duration,
+) -> Vec<Sample> {
+    let ready = Barrier::new(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|me| {
+                let ready = &ready;
+                s.spawn(move || {
+                    let runtime = LocalRuntime::new().unwrap();
+                    ready.wait();
+                    runtime.block_on(async {
+                        let started = Instant::now();
+                        let clients: futures::stream::FuturesUnordered<_> = (0..CLIENTS)
+                            .map(|c| {
+                                let seed = (me * CLIENTS + c) as u64 * 0x9E37_79B9_7F4A_7C15;
+                                client(
+                                    seed,
+                                    ops,
+                                    keys,
+                                    |_| true,
+                                    move |key| std::future::ready(get(map, &keys.names[key], work)),
+                                    move |key| std::future::ready(put(map, &keys.names[key], work)),
+                                )
+                            })
+                            .collect();
+                        let results: Vec<_> = futures::StreamExt::collect(clients).await;
+                        let ended = Instant::now();
+                        let (mut get_ns, mut put_ns) = (Vec::new(), Vec::new());
+                        for (g, p) in results {
+                            get_ns.extend(g);
+                            put_ns.extend(p);
+                        }
+                        Sample {
+                            started,
+                            ended,
+                            get_ns,
+                            put_ns,
+                        }
+                    })
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
 // The work is spent holding the lock: it is work on the shared data.
 fn mutex_get(map: &Mutex<HashMap<String, String>>, key: &str, work: Duration) -> Option<String> {
     let map = map.lock().unwrap();
@@ -584,6 +643,15 @@ fn main() {
                 "sharded" => sharded(threads, ops, &keys, Locality::Any, work),
                 "sharded-local" => sharded(threads, ops, &keys, Locality::Local, work),
                 "sharded-remote" => sharded(threads, ops, &keys, Locality::Remote, work),
+                "mutex-local" => {
+                    let map: HashMap<String, String> = keys
+                        .names
+                        .iter()
+                        .map(|k| (k.clone(), "initial".to_owned()))
+                        .collect();
+                    let map = Mutex::new(map);
+                    shared_local(threads, ops, &keys, &map, mutex_get, mutex_put, work)
+                }
                 "mutex" => {
                     let map: HashMap<String, String> = keys
                         .names
