@@ -26,7 +26,8 @@ POLICIES = ["wait", "shed"]
 BASELINE = "mutex"
 # Calls per client per run (16 clients per thread): a run lasts a fraction of a second.
 # SHARDED_OPS overrides it (the "run" line of the data says what was used).
-OPS, SMOKE_OPS = int(os.environ.get("SHARDED_OPS", "20000")), 300
+OPS_DEFAULT = 20000
+OPS, SMOKE_OPS = int(os.environ.get("SHARDED_OPS", OPS_DEFAULT)), 300
 
 
 def configs():
@@ -171,6 +172,13 @@ def summary(data):
 
 def chart(data):
     lines = [generated_by(NAME)]
+    ops = int(data["run"].rsplit("SHARDED_OPS=", 1)[1])
+    if data["rounds"] < ROUNDS or ops < OPS_DEFAULT:
+        lines += ["", "> **Not yet measured properly.** These numbers come from a short run (%d round%s of "
+                  "%d calls per client, load average %s as it began), kept so that the page builds. Run "
+                  "`scripts/bench sharded` on a quiet machine for the real data: %d rounds of %d calls per "
+                  "client." % (data["rounds"], "" if data["rounds"] == 1 else "s", ops,
+                               data["machine"]["load_average"], ROUNDS, OPS_DEFAULT), ""]
     threads = threads_of(data)
     base = {(k, w): runs(data, BASELINE, k, w) for k, _ in KEYS for w in WORKS}
 
