@@ -42,7 +42,10 @@ fn main() -> ExitCode {
     let runtime = ring_on_this_thread();
     let driver = runtime.driver_type();
     let bytes = runtime.block_on(client(addr)).expect("the client's echoes");
-    let echoed = server.join().expect("the server thread").expect("the server");
+    let echoed = server
+        .join()
+        .expect("the server thread")
+        .expect("the server");
     assert_eq!(echoed, bytes, "the server echoed what the client sent");
     println!("echo over {driver:?}: {MESSAGES} messages, {bytes} bytes, every byte came back");
     ExitCode::SUCCESS
