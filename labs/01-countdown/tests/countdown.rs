@@ -116,7 +116,8 @@ fn wakes_the_waker_of_the_latest_poll() {
 
     let poll = Pin::new(&mut countdown).poll(&mut Context::from_waker(&first_waker));
     assert!(poll.is_pending());
-    // The executor may poll with another waker (the task moved, say): that one counts now.
+    // A later poll may bring another waker (the future moved into another task or
+    // combinator, say): that one counts now, and a waker kept from before is stale.
     let poll = Pin::new(&mut countdown).poll(&mut Context::from_waker(&second_waker));
     assert!(poll.is_pending());
 

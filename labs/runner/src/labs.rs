@@ -4,6 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::lesson::{self, Forbid};
+
 /// The folders the runner works with, derived from where the runner itself lives.
 pub struct Paths {
     pub root: PathBuf,
@@ -34,6 +36,14 @@ impl Paths {
     }
 }
 
+impl Paths {
+    /// target/labs-runner/: what the runner generates (clippy.toml files, hint counters,
+    /// wrong-answer crates).
+    pub fn runner_dir(&self) -> PathBuf {
+        self.target.join("labs-runner")
+    }
+}
+
 /// How a lab's starter code is meant to fail.
 #[derive(Debug, Clone)]
 pub enum Expect {
@@ -43,6 +53,9 @@ pub enum Expect {
     Fails(Vec<String>),
     /// Every test passes (an alternative solution).
     Pass,
+    /// Every test passes, but the code keeps exactly these forbidden items (a wrong
+    /// answer whose only fault is the lesson it skips: `//! expect-lesson: Arc`).
+    Lesson(Vec<Forbid>),
 }
 
 pub struct Lab {
@@ -57,6 +70,8 @@ pub struct Lab {
     pub page: String,
     pub minutes: u32,
     pub starter: Expect,
+    /// What the learner's src/ must no longer use once the tests pass (`forbid`).
+    pub forbid: Vec<Forbid>,
 }
 
 impl Lab {
@@ -137,7 +152,10 @@ fn read_lab(labs_dir: &Path, slug: &str) -> Result<Lab, String> {
             ));
         }
     };
+    let forbid = lesson::parse_list(&strings(meta.get("forbid")).unwrap_or_default())
+        .map_err(|e| format!("{}: forbid: {e}", manifest.display()))?;
     Ok(Lab {
+        forbid,
         slug: slug.to_owned(),
         number: slug[..2].to_owned(),
         package: name

@@ -10,6 +10,7 @@
 
 mod hints;
 mod labs;
+mod lesson;
 mod outcome;
 mod style;
 mod verify;
@@ -90,6 +91,9 @@ pub fn evaluate(paths: &Paths, lab: &Lab) -> Result<Outcome, String> {
         workspace: &paths.labs,
         package: &lab.package,
         target_dir: None,
+        crate_dir: &lab.dir,
+        forbid: &lab.forbid,
+        runner_dir: &paths.runner_dir(),
     }
     .evaluate()
 }
@@ -146,6 +150,22 @@ pub fn print_next(lab: &Lab) {
     println!("  or leave  cargo labs watch   running while you edit");
 }
 
+/// Where the learner's code still keeps what the lab forbids, and why that matters.
+pub fn print_breaches(outcome: &Outcome) {
+    let Outcome::BreaksLesson { breaches, .. } = outcome else {
+        return;
+    };
+    println!(
+        "\nEvery test passes, but the lab is not done while its code keeps what it teaches you to remove:"
+    );
+    for breach in breaches {
+        println!("  {}", style::red(&breach.long()));
+        if !breach.code.is_empty() {
+            println!("      {}", style::dim(&breach.code));
+        }
+    }
+}
+
 fn check(paths: &Paths, lab: &Lab) -> Result<ExitCode, String> {
     println!(
         "{}",
@@ -155,9 +175,10 @@ fn check(paths: &Paths, lab: &Lab) -> Result<ExitCode, String> {
     match &outcome {
         Outcome::DoesNotCompile { rendered, .. } => print!("\n{rendered}"),
         Outcome::Failing { output, .. } => print!("\n{output}"),
-        Outcome::Done { .. } => {}
+        Outcome::BreaksLesson { .. } | Outcome::Done { .. } => {}
     }
     println!("\n{}", status_line(lab, &outcome));
+    print_breaches(&outcome);
     if outcome.is_done() {
         println!(
             "\n{} Run `cargo labs` to see what comes next.",

@@ -6,6 +6,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::lesson::{Breach, Forbid, Lesson};
+
 #[derive(Debug)]
 pub enum Outcome {
     DoesNotCompile {
@@ -23,6 +25,11 @@ pub enum Outcome {
         failed: Vec<String>,
         total: usize,
         output: String,
+    },
+    /// Every test passes, but `src/` still uses what the lab's `forbid` list names.
+    BreaksLesson {
+        total: usize,
+        breaches: Vec<Breach>,
     },
     Done {
         total: usize,
@@ -46,6 +53,15 @@ impl Outcome {
             Outcome::Failing { failed, total, .. } => {
                 format!("{} of {total} tests failing", failed.len())
             }
+            Outcome::BreaksLesson { breaches, .. } => {
+                let first = &breaches[0];
+                let more = match breaches.len() - 1 {
+                    0 => String::new(),
+                    1 => " (and 1 more place)".to_owned(),
+                    n => format!(" (and {n} more places)"),
+                };
+                format!("tests pass, but {}{more}", first.short())
+            }
             Outcome::Done { total } => format!("done ({total} tests pass)"),
         }
     }
@@ -61,6 +77,12 @@ pub struct Crate<'a> {
     pub workspace: &'a Path,
     pub package: &'a str,
     pub target_dir: Option<PathBuf>,
+    /// The crate's folder: its `src/` is what `forbid` applies to.
+    pub crate_dir: &'a Path,
+    /// The lab's lesson, checked once every test passes.
+    pub forbid: &'a [Forbid],
+    /// target/labs-runner/: generated files (the clippy.toml of a forbid list).
+    pub runner_dir: &'a Path,
 }
 
 impl Crate<'_> {
@@ -99,7 +121,7 @@ impl Crate<'_> {
         let (passed, failed) = test_results(&stdout);
         let total = passed + failed.len();
         if test.status.success() && failed.is_empty() && total > 0 {
-            return Ok(Outcome::Done { total });
+            return self.lesson(total);
         }
         let mut failed = failed;
         if failed.is_empty() {
@@ -116,6 +138,29 @@ impl Crate<'_> {
             total: total.max(1),
             output,
         })
+    }
+}
+
+impl Crate<'_> {
+    /// Every test passes: is the lesson learned too?
+    fn lesson(&self, total: usize) -> Result<Outcome, String> {
+        if self.forbid.is_empty() {
+            return Ok(Outcome::Done { total });
+        }
+        let breaches = Lesson {
+            workspace: self.workspace,
+            package: self.package,
+            crate_dir: self.crate_dir,
+            target_dir: self.target_dir.as_deref(),
+            clippy_dir: self.runner_dir.join("clippy").join(self.package),
+            forbid: self.forbid,
+        }
+        .breaches()?;
+        if breaches.is_empty() {
+            Ok(Outcome::Done { total })
+        } else {
+            Ok(Outcome::BreaksLesson { total, breaches })
+        }
     }
 }
 

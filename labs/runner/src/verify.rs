@@ -2,11 +2,14 @@
 //! For every lab: the starter fails exactly as its Cargo.toml says; the compiler's
 //! text for a starter that does not compile matches its snapshot (the book includes
 //! it); the solution passes every test; every wrong answer in solutions/NN-slug/wrong
-//! fails exactly as its header says; the solution has no `'static` it did not declare.
+//! fails exactly as its header says; the solution keeps the lab's lesson (its `forbid`
+//! list) and has no `'static` it did not declare.
 //!
 //! A wrong answer is a file that replaces one anchored region of the solution's
 //! src/lib.rs (`//! replaces: NAME`, default `solution`). Its header names how it must
-//! fail: `//! expect-fail: test_a, test_b` or `//! expect-error: E0308`. verify builds
+//! fail: `//! expect-fail: test_a, test_b` or `//! expect-error: E0308`, or, for an
+//! answer that passes every test but keeps what the lab forbids, `//! expect-lesson: Arc`
+//! (exactly the items it breaks). verify builds
 //! it as a throwaway crate in target/labs-runner/wrong/, with the solution's tests and
 //! the solutions workspace's pinned dependencies. Files in solutions/NN-slug/alt/ work
 //! the same way but are other correct answers (a book page may show them): their header
@@ -16,6 +19,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::labs::{Expect, Lab, Paths, read_toml};
+use crate::lesson::{self, Forbid};
 use crate::outcome::{Crate, Outcome};
 use crate::style;
 
@@ -56,10 +60,14 @@ pub fn verify(paths: &Paths, labs: &[&Lab], bless: bool) -> Result<Vec<Row>, Str
         };
 
         // The starter, as the learner gets it.
+        let runner_dir = paths.runner_dir();
         let starter = Crate {
             workspace: &paths.labs,
             package: &lab.package,
             target_dir: None,
+            crate_dir: &lab.dir,
+            forbid: &lab.forbid,
+            runner_dir: &runner_dir,
         }
         .evaluate()?;
         push(&mut rows, "starter is red", expect(&lab.starter, &starter));
@@ -89,17 +97,33 @@ pub fn verify(paths: &Paths, labs: &[&Lab], bless: bool) -> Result<Vec<Row>, Str
             workspace: &paths.solutions,
             package: &package,
             target_dir: None,
+            crate_dir: &solution_dir,
+            forbid: &lab.forbid,
+            runner_dir: &runner_dir,
         }
         .evaluate()?;
         push(
             &mut rows,
             "solution is green",
-            if solved.is_done() {
-                Ok(solved.summary())
-            } else {
-                Err(failure_text(&solved))
+            match &solved {
+                Outcome::Done { .. } => Ok(solved.summary()),
+                Outcome::BreaksLesson { total, .. } => {
+                    Ok(plural(*total, "test passes", "tests pass"))
+                }
+                _ => Err(failure_text(&solved)),
             },
         );
+        if !lab.forbid.is_empty() {
+            let names: Vec<&str> = lab.forbid.iter().map(|f| f.name()).collect();
+            push(
+                &mut rows,
+                "solution keeps the lesson",
+                match &solved {
+                    Outcome::BreaksLesson { .. } => Err(failure_text(&solved)),
+                    _ => Ok(format!("no {}", names.join(", no "))),
+                },
+            );
+        }
         push(
             &mut rows,
             "solution has no 'static",
@@ -144,6 +168,28 @@ fn expect(expected: &Expect, got: &Outcome) -> Result<String, String> {
             Ok(format!("fails {}", failed.join(", ")))
         }
         (Expect::Pass, Outcome::Done { .. }) => Ok(got.summary()),
+        (Expect::Lesson(want), Outcome::BreaksLesson { breaches, .. }) => {
+            let mut items: Vec<_> = breaches.iter().map(|b| b.item).collect();
+            items.sort();
+            items.dedup();
+            let mut want = want.clone();
+            want.sort();
+            if items == want {
+                let places: Vec<String> = breaches.iter().map(|b| b.short()).collect();
+                Ok(format!("tests pass; {}", places.join("; ")))
+            } else {
+                Err(format!(
+                    "expected the tests to pass and the lesson to break on exactly [{}], got: {}",
+                    names(&want),
+                    failure_text(got)
+                ))
+            }
+        }
+        (Expect::Lesson(want), _) => Err(format!(
+            "expected the tests to pass and the lesson to break on exactly [{}], got: {}",
+            names(want),
+            failure_text(got)
+        )),
         (Expect::Pass, _) => Err(format!(
             "expected every test to pass, got: {}",
             failure_text(got)
@@ -172,8 +218,22 @@ fn failure_text(outcome: &Outcome) -> String {
             format!("does not compile, errors {}", all.join(", "))
         }
         Outcome::Failing { failed, .. } => format!("{}: {}", outcome.summary(), failed.join(", ")),
+        Outcome::BreaksLesson { breaches, .. } => {
+            let places: Vec<String> = breaches.iter().map(|b| b.short()).collect();
+            format!("tests pass, but {}", places.join("; "))
+        }
         other => other.summary(),
     }
+}
+
+fn names(items: &[Forbid]) -> String {
+    let names: Vec<&str> = items.iter().map(|f| f.name()).collect();
+    names.join(", ")
+}
+
+/// "1 test passes", "6 tests pass".
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Compares rustc's text with the committed snapshot, or writes it with --bless.
@@ -246,7 +306,7 @@ fn no_static(solution_dir: &Path, manifest: &toml::Table) -> Result<String, Stri
         .and_then(|l| l.get("allow-static"))
         .and_then(|a| a.as_str());
     let mut hits = Vec::new();
-    for file in rust_files(&solution_dir.join("src"))? {
+    for file in lesson::rust_files(&solution_dir.join("src"))? {
         let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
         for (n, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
@@ -269,25 +329,11 @@ fn no_static(solution_dir: &Path, manifest: &toml::Table) -> Result<String, Stri
     }
 }
 
-fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
-    for entry in fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
-        let path = entry.map_err(|e| e.to_string())?.path();
-        if path.is_dir() {
-            files.extend(rust_files(&path)?);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
-        }
-    }
-    files.sort();
-    Ok(files)
-}
-
 fn variants(dir: &Path) -> Result<Vec<PathBuf>, String> {
     if !dir.is_dir() {
         return Ok(Vec::new());
     }
-    rust_files(dir)
+    lesson::rust_files(dir)
 }
 
 /// A wrong (or alternative) answer's header and body.
@@ -314,6 +360,9 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
                 expect = Some(Expect::Errors(list(&h[13..])))
             }
             Some(h) if h.starts_with("expect-pass") => expect = Some(Expect::Pass),
+            Some(h) if h.starts_with("expect-lesson:") => {
+                expect = Some(Expect::Lesson(lesson::parse_list(&list(&h[14..]))?))
+            }
             Some(h) if h.starts_with("replaces:") => replaces = h[9..].trim().to_owned(),
             Some(_) => {}
             None => {
@@ -323,7 +372,7 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
         }
     }
     let expect = expect.ok_or(
-        "the header needs `//! expect-fail: …`, `//! expect-error: …` or `//! expect-pass`",
+        "the header needs `//! expect-fail: …`, `//! expect-error: …`, `//! expect-lesson: …` or `//! expect-pass`",
     )?;
     Ok(Wrong {
         expect,
@@ -362,6 +411,13 @@ fn check_variant(
     name: &str,
 ) -> Result<String, String> {
     let wrong = parse_wrong(&fs::read_to_string(file).map_err(|e| e.to_string())?)?;
+    if let Expect::Lesson(items) = &wrong.expect
+        && let Some(item) = items.iter().find(|i| !lab.forbid.contains(i))
+    {
+        return Err(format!(
+            "expect-lesson: {item}, but the lab's Cargo.toml does not forbid it"
+        ));
+    }
     let lib = fs::read_to_string(solution_dir.join("src/lib.rs")).map_err(|e| e.to_string())?;
     let dir = paths
         .target
@@ -384,6 +440,9 @@ fn check_variant(
         workspace: &dir,
         package: &package,
         target_dir: Some(paths.target.clone()),
+        crate_dir: &dir,
+        forbid: &lab.forbid,
+        runner_dir: &paths.runner_dir(),
     }
     .evaluate()?;
     expect(&wrong.expect, &outcome)

@@ -38,9 +38,10 @@ pub fn watch(paths: &Paths, all: &[Lab], wanted: Option<&str>, poll: bool) -> Re
         match &outcome {
             Outcome::DoesNotCompile { rendered, .. } => print!("{rendered}"),
             Outcome::Failing { output, .. } => print!("{output}"),
-            Outcome::Done { .. } => {}
+            Outcome::BreaksLesson { .. } | Outcome::Done { .. } => {}
         }
         println!("\n{}", status_line(lab, &outcome));
+        crate::print_breaches(&outcome);
         if outcome.is_done() {
             println!("{}", style::green(&format!("Lab {} is done!", lab.number)));
             if wanted.is_some() {

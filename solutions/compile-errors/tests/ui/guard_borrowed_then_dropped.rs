@@ -1,4 +1,6 @@
-// `drop(guard)` ends the guard before the `.await`, yet the future is still not `Send`.
+// `guard` is borrowed (`*guard += 1`) and then dropped before the `.await`: the future is
+// still not `Send`, because a local that was borrowed counts as live to the end of its
+// scope (rust-lang/rust#128095).
 use std::sync::{Arc, Mutex};
 
 async fn save(_visits: u64) {}

@@ -1,0 +1,720 @@
+//! A lab's lesson, enforced: `[package.metadata.lab] forbid = [...]` names what the
+//! learner's `src/` must no longer use once the tests pass. Green tests with an `Arc`
+//! still in place are not done, because removing it is what the lab teaches.
+//!
+//! The vocabulary:
+//! - `"Arc"`: `std::sync::Arc`, also renamed (`use … as Shared`) or behind a type alias;
+//! - `"Mutex"`: std's, tokio's, parking_lot's and futures' `Mutex` and `RwLock`;
+//! - `"tokio::spawn"`: `tokio::spawn` and `tokio::task::spawn`;
+//! - `"'static"`: the lifetime anywhere in code;
+//! - `"Send"`: a `Send` bound, `+ Send`, or any other use of the trait (`?Send` is fine).
+//!
+//! The first three are types and functions: clippy's `disallowed-types` and
+//! `disallowed-methods` find them by what they resolve to, so aliases and renamed imports
+//! are caught. The runner writes a clippy.toml with just the forbidden items into
+//! target/labs-runner/clippy/ and points `CLIPPY_CONF_DIR` at it; `--force-warn` keeps an
+//! `#[allow]` in the learner's code from hiding them. The last two are syntax, found by a
+//! scan of the source that skips comments, strings and character literals. Without clippy
+//! installed, a plain scan for the names stands in, and says so.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::outcome::cargo;
+
+/// One item of the `forbid` vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Forbid {
+    Arc,
+    Mutex,
+    TokioSpawn,
+    Static,
+    Send,
+}
+
+impl Forbid {
+    pub const ALL: [Forbid; 5] = [
+        Forbid::Arc,
+        Forbid::Mutex,
+        Forbid::TokioSpawn,
+        Forbid::Static,
+        Forbid::Send,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Forbid::Arc => "Arc",
+            Forbid::Mutex => "Mutex",
+            Forbid::TokioSpawn => "tokio::spawn",
+            Forbid::Static => "'static",
+            Forbid::Send => "Send",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Forbid, String> {
+        Forbid::ALL
+            .into_iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| {
+                let known: Vec<String> = Forbid::ALL
+                    .iter()
+                    .map(|f| format!("\"{}\"", f.name()))
+                    .collect();
+                format!(
+                    "`{name}` is not in the forbid vocabulary ({})",
+                    known.join(", ")
+                )
+            })
+    }
+
+    /// "still uses Arc", "still has a Send bound", …
+    fn verb(self) -> &'static str {
+        match self {
+            Forbid::Arc | Forbid::Mutex | Forbid::Static => "still uses",
+            Forbid::TokioSpawn => "still calls",
+            Forbid::Send => "still has a",
+        }
+    }
+
+    /// Why the lab wants it gone: the second half of the message.
+    pub fn why(self) -> &'static str {
+        match self {
+            Forbid::Arc => {
+                "this lab is about removing it. Borrow what the futures share, or use Rc on one thread."
+            }
+            Forbid::Mutex => {
+                "this lab is about removing it. On one thread, Cell or RefCell does the job."
+            }
+            Forbid::TokioSpawn => {
+                "this lab is about not detaching tasks. Join the futures, or use a scope."
+            }
+            Forbid::Static => {
+                "this lab is about removing it. The code must accept data borrowed from its caller."
+            }
+            Forbid::Send => {
+                "this lab is about removing it. Nothing here leaves its thread, so Rc and RefCell data must be accepted."
+            }
+        }
+    }
+
+    /// The types (clippy `disallowed-types`) or functions (`disallowed-methods`) it stands for.
+    fn clippy_paths(self) -> (&'static [&'static str], &'static [&'static str]) {
+        match self {
+            Forbid::Arc => (&["std::sync::Arc"], &[]),
+            Forbid::Mutex => (
+                &[
+                    "std::sync::Mutex",
+                    "std::sync::RwLock",
+                    "tokio::sync::Mutex",
+                    "tokio::sync::RwLock",
+                    "parking_lot::Mutex",
+                    "parking_lot::RwLock",
+                    "futures::lock::Mutex",
+                ],
+                &[],
+            ),
+            Forbid::TokioSpawn => (&[], &["tokio::spawn", "tokio::task::spawn"]),
+            Forbid::Static | Forbid::Send => (&[], &[]),
+        }
+    }
+
+    fn by_clippy(self) -> bool {
+        matches!(self, Forbid::Arc | Forbid::Mutex | Forbid::TokioSpawn)
+    }
+}
+
+impl fmt::Display for Forbid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Reads a `forbid` list.
+pub fn parse_list(items: &[String]) -> Result<Vec<Forbid>, String> {
+    let mut out: Vec<Forbid> = items
+        .iter()
+        .map(|s| Forbid::parse(s))
+        .collect::<Result<_, _>>()?;
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// One place where the learner's code keeps what the lab forbids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Breach {
+    pub item: Forbid,
+    /// Relative to the crate's folder, with `/`: "src/lib.rs".
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    /// What was found, when more precise than the item: "std::sync::RwLock".
+    pub found: String,
+    /// The source line, trimmed.
+    pub code: String,
+}
+
+impl Breach {
+    /// "src/lib.rs:12 still uses Arc"
+    pub fn short(&self) -> String {
+        let what = match self.item {
+            Forbid::Send => "Send bound".to_owned(),
+            _ if self.found.is_empty() => self.item.name().to_owned(),
+            _ => self.found.clone(),
+        };
+        format!("{}:{} {} {what}", self.file, self.line, self.item.verb())
+    }
+
+    /// "src/lib.rs:12 still uses Arc: this lab is about removing it. …"
+    pub fn long(&self) -> String {
+        format!("{}: {}", self.short(), self.item.why())
+    }
+}
+
+/// What a crate must be checked with.
+pub struct Lesson<'a> {
+    /// Where to run cargo.
+    pub workspace: &'a Path,
+    pub package: &'a str,
+    /// The crate's folder (its `src/` is scanned; paths are shown relative to it).
+    pub crate_dir: &'a Path,
+    pub target_dir: Option<&'a Path>,
+    /// Where the generated clippy.toml goes.
+    pub clippy_dir: PathBuf,
+    pub forbid: &'a [Forbid],
+}
+
+impl Lesson<'_> {
+    /// Every breach of the forbid list in the crate's `src/`, sorted by place.
+    pub fn breaches(&self) -> Result<Vec<Breach>, String> {
+        let mut found = Vec::new();
+        let files = rust_files(&self.crate_dir.join("src"))?;
+        let scanned: Vec<Forbid> = self
+            .forbid
+            .iter()
+            .copied()
+            .filter(|f| !f.by_clippy())
+            .collect();
+        let mut fallback: Vec<Forbid> = Vec::new();
+        if self.forbid.iter().any(|f| f.by_clippy()) {
+            match self.clippy()? {
+                Some(hits) => found.extend(hits),
+                None => {
+                    fallback = self
+                        .forbid
+                        .iter()
+                        .copied()
+                        .filter(|f| f.by_clippy())
+                        .collect()
+                }
+            }
+        }
+        for file in files {
+            let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let shown = relative(self.crate_dir, &file);
+            found.extend(scan(&text, &shown, &scanned));
+            if !fallback.is_empty() {
+                found.extend(scan_names(&text, &shown, &fallback));
+            }
+        }
+        found.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        found.dedup_by(|a, b| a.file == b.file && a.line == b.line && a.item == b.item);
+        Ok(found)
+    }
+
+    /// The clippy.toml for this forbid list.
+    fn clippy_toml(&self) -> String {
+        let mut types = String::new();
+        let mut methods = String::new();
+        for item in self.forbid {
+            let (t, m) = item.clippy_paths();
+            // `allow-invalid`: a path the crate cannot see (tokio in a lab without it)
+            // is not an error.
+            for path in t {
+                types.push_str(&format!(
+                    "    {{ path = \"{path}\", reason = \"forbidden: {}\", allow-invalid = true }},\n",
+                    item.name()
+                ));
+            }
+            for path in m {
+                methods.push_str(&format!(
+                    "    {{ path = \"{path}\", reason = \"forbidden: {}\", allow-invalid = true }},\n",
+                    item.name()
+                ));
+            }
+        }
+        format!(
+            "# Generated by `cargo labs` from the lab's `forbid` list; rewritten on every check.\n\
+             disallowed-types = [\n{types}]\ndisallowed-methods = [\n{methods}]\n"
+        )
+    }
+
+    /// Runs clippy with the generated configuration; `None` if clippy is not available.
+    fn clippy(&self) -> Result<Option<Vec<Breach>>, String> {
+        let config = self.clippy_dir.join("clippy.toml");
+        let text = self.clippy_toml();
+        // Written only when it changes: clippy tracks the file, and a new mtime would
+        // make cargo lint the crate again on every check.
+        if fs::read_to_string(&config).ok().as_deref() != Some(text.as_str()) {
+            fs::create_dir_all(&self.clippy_dir)
+                .map_err(|e| format!("{}: {e}", self.clippy_dir.display()))?;
+            fs::write(&config, &text).map_err(|e| format!("{}: {e}", config.display()))?;
+        }
+        let mut cmd = cargo();
+        cmd.current_dir(self.workspace)
+            .env("CLIPPY_CONF_DIR", &self.clippy_dir)
+            .args(["clippy", "--quiet", "--package", self.package, "--lib"])
+            .arg("--message-format=json");
+        if let Some(dir) = self.target_dir {
+            cmd.arg("--target-dir").arg(dir);
+        }
+        cmd.args([
+            "--",
+            "--force-warn",
+            "clippy::disallowed_types",
+            "--force-warn",
+            "clippy::disallowed_methods",
+        ]);
+        let out = cmd
+            .output()
+            .map_err(|e| format!("could not run cargo clippy: {e}"))?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let mut any_message = false;
+        let mut hits = Vec::new();
+        for line in stdout.lines() {
+            let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            if msg["reason"] != "compiler-message" {
+                continue;
+            }
+            any_message = true;
+            let message = &msg["message"];
+            let item = match message["code"]["code"].as_str() {
+                Some("clippy::disallowed_types") | Some("clippy::disallowed_methods") => {
+                    // "use of a disallowed type `std::sync::Arc`"
+                    let text = message["message"].as_str().unwrap_or("");
+                    let found = text.split('`').nth(1).unwrap_or("").to_owned();
+                    let item = self.forbid.iter().copied().find(|f| {
+                        let (t, m) = f.clippy_paths();
+                        t.iter().chain(m).any(|p| {
+                            *p == found
+                                || p.rsplit("::").next() == found.rsplit("::").next()
+                                    && p.split("::").next() == found.split("::").next()
+                        })
+                    });
+                    match item {
+                        Some(item) => (item, found),
+                        None => continue,
+                    }
+                }
+                _ => continue,
+            };
+            let Some(span) = message["spans"]
+                .as_array()
+                .and_then(|s| s.iter().find(|s| s["is_primary"] == true))
+            else {
+                continue;
+            };
+            let file = span["file_name"].as_str().unwrap_or("").replace('\\', "/");
+            let line_no = span["line_start"].as_u64().unwrap_or(0) as usize;
+            let path = self.workspace.join(&file);
+            let shown = if path.starts_with(self.crate_dir) {
+                relative(self.crate_dir, &path)
+            } else {
+                file.clone()
+            };
+            let code = span["text"][0]["text"]
+                .as_str()
+                .unwrap_or("")
+                .trim()
+                .to_owned();
+            let (item, found) = item;
+            let found = short_path(item, &found);
+            hits.push(Breach {
+                item,
+                file: shown,
+                line: line_no,
+                column: span["column_start"].as_u64().unwrap_or(0) as usize,
+                found,
+                code,
+            });
+        }
+        if !out.status.success() && !any_message {
+            // No clippy (a toolchain without the component), or cargo failed before
+            // compiling: fall back to the name scan.
+            return Ok(None);
+        }
+        Ok(Some(hits))
+    }
+}
+
+/// "std::sync::Arc" -> "Arc"; "tokio::task::spawn" -> "tokio::spawn"; "tokio::sync::RwLock"
+/// stays, as it is not literally "Mutex".
+fn short_path(item: Forbid, found: &str) -> String {
+    match item {
+        Forbid::Arc => "Arc".into(),
+        Forbid::TokioSpawn => "tokio::spawn".into(),
+        Forbid::Mutex if found.ends_with("::Mutex") && found.starts_with("std::") => "Mutex".into(),
+        _ => found.to_owned(),
+    }
+}
+
+fn relative(base: &Path, file: &Path) -> String {
+    file.strip_prefix(base)
+        .unwrap_or(file)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    if !dir.is_dir() {
+        return Ok(files);
+    }
+    for entry in fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.is_dir() {
+            files.extend(rust_files(&path)?);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// A token of code: comments, strings and character literals are skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tok {
+    Ident(String),
+    /// `'a`, `'static` (without the quote)
+    Lifetime(String),
+    Punct(char),
+}
+
+/// The code tokens of a Rust source file, each with its line and column (1-based).
+pub fn tokens(src: &str) -> Vec<(usize, usize, Tok)> {
+    let chars: Vec<char> = src.chars().collect();
+    let mut out = Vec::new();
+    let (mut i, mut line, mut line_start) = (0, 1, 0);
+    let is_ident_start = |c: char| c == '_' || c.is_alphabetic();
+    let is_ident = |c: char| c == '_' || c.is_alphanumeric();
+    // Advances over chars[i..j], counting lines.
+    macro_rules! skip_to {
+        ($j:expr) => {{
+            let j: usize = $j.min(chars.len());
+            for k in i..j {
+                if chars[k] == '\n' {
+                    line += 1;
+                    line_start = k + 1;
+                }
+            }
+            i = j;
+        }};
+    }
+    // The end of a quoted literal opened at `from` (just after the quote), with escapes.
+    let quoted_end = |from: usize, quote: char| {
+        let mut k = from;
+        while k < chars.len() {
+            match chars[k] {
+                '\\' => k += 2,
+                c if c == quote => return k + 1,
+                _ => k += 1,
+            }
+        }
+        chars.len()
+    };
+    // The end of a raw string whose `#`s start at `from`.
+    let raw_end = |from: usize| {
+        let mut k = from;
+        let mut hashes = 0;
+        while k < chars.len() && chars[k] == '#' {
+            hashes += 1;
+            k += 1;
+        }
+        if k >= chars.len() || chars[k] != '"' {
+            return None;
+        }
+        k += 1;
+        while k < chars.len() {
+            if chars[k] == '"' && (1..=hashes).all(|h| chars.get(k + h) == Some(&'#')) {
+                return Some(k + 1 + hashes);
+            }
+            k += 1;
+        }
+        Some(chars.len())
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        let col = i - line_start + 1;
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            let end = chars[i..]
+                .iter()
+                .position(|&c| c == '\n')
+                .map_or(chars.len(), |p| i + p);
+            skip_to!(end);
+        } else if c == '/' && next == Some('*') {
+            let (mut k, mut depth) = (i + 2, 1);
+            while k < chars.len() && depth > 0 {
+                if chars[k] == '/' && chars.get(k + 1) == Some(&'*') {
+                    depth += 1;
+                    k += 2;
+                } else if chars[k] == '*' && chars.get(k + 1) == Some(&'/') {
+                    depth -= 1;
+                    k += 2;
+                } else {
+                    k += 1;
+                }
+            }
+            skip_to!(k);
+        } else if c == '"' {
+            skip_to!(quoted_end(i + 1, '"'));
+        } else if c == '\'' {
+            // A character literal ('a', '\n', '\'') or a lifetime ('a, 'static).
+            if next == Some('\\') {
+                skip_to!(quoted_end(i + 1, '\''));
+            } else if next.is_some() && chars.get(i + 2) == Some(&'\'') {
+                skip_to!(i + 3);
+            } else if next.is_some_and(is_ident_start) {
+                let mut k = i + 1;
+                while k < chars.len() && is_ident(chars[k]) {
+                    k += 1;
+                }
+                let name: String = chars[i + 1..k].iter().collect();
+                out.push((line, col, Tok::Lifetime(name)));
+                skip_to!(k);
+            } else {
+                out.push((line, col, Tok::Punct(c)));
+                skip_to!(i + 1);
+            }
+        } else if is_ident_start(c) {
+            let mut k = i;
+            while k < chars.len() && is_ident(chars[k]) {
+                k += 1;
+            }
+            let word: String = chars[i..k].iter().collect();
+            let after = chars.get(k).copied();
+            match (word.as_str(), after) {
+                ("r" | "br" | "cr", Some('#' | '"')) => match raw_end(k) {
+                    Some(end) => skip_to!(end),
+                    // `r#ident`: a raw identifier.
+                    None => {
+                        let mut e = k + 1;
+                        while e < chars.len() && is_ident(chars[e]) {
+                            e += 1;
+                        }
+                        let name: String = chars[k + 1..e].iter().collect();
+                        out.push((line, col, Tok::Ident(name)));
+                        skip_to!(e);
+                    }
+                },
+                ("b" | "c", Some('"')) => skip_to!(quoted_end(k + 1, '"')),
+                ("b", Some('\'')) => skip_to!(quoted_end(k + 1, '\'')),
+                _ => {
+                    out.push((line, col, Tok::Ident(word)));
+                    skip_to!(k);
+                }
+            }
+        } else if c.is_ascii_digit() {
+            let mut k = i;
+            while k < chars.len() && (is_ident(chars[k]) || chars[k] == '.') {
+                // `1..n`: stop at a range.
+                if chars[k] == '.' && chars.get(k + 1) == Some(&'.') {
+                    break;
+                }
+                k += 1;
+            }
+            skip_to!(k);
+        } else {
+            if !c.is_whitespace() {
+                out.push((line, col, Tok::Punct(c)));
+            }
+            skip_to!(i + 1);
+        }
+    }
+    out
+}
+
+/// The syntax items (`'static`, `Send`) of `forbid` in one file.
+pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
+    let wanted: BTreeSet<Forbid> = forbid.iter().copied().collect();
+    let lines: Vec<&str> = text.lines().collect();
+    let toks = tokens(text);
+    let mut out = Vec::new();
+    for (n, (line, column, tok)) in toks.iter().enumerate() {
+        let item = match tok {
+            Tok::Lifetime(l) if l == "static" && wanted.contains(&Forbid::Static) => Forbid::Static,
+            // `?Send` says "need not be Send": that is the lesson, not a breach.
+            Tok::Ident(w)
+                if w == "Send"
+                    && wanted.contains(&Forbid::Send)
+                    && !matches!(n.checked_sub(1).map(|p| &toks[p].2), Some(Tok::Punct('?'))) =>
+            {
+                Forbid::Send
+            }
+            _ => continue,
+        };
+        out.push(Breach {
+            item,
+            file: file.to_owned(),
+            line: *line,
+            column: *column,
+            found: String::new(),
+            code: lines.get(line - 1).unwrap_or(&"").trim().to_owned(),
+        });
+    }
+    out
+}
+
+/// Without clippy: `Arc`, `Mutex`/`RwLock` and `tokio::spawn`/`task::spawn` by name.
+fn scan_names(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
+    let lines: Vec<&str> = text.lines().collect();
+    let toks = tokens(text);
+    let ident = |k: usize| match toks.get(k).map(|t| &t.2) {
+        Some(Tok::Ident(w)) => Some(w.as_str()),
+        _ => None,
+    };
+    let colons = |k: usize| {
+        k >= 2
+            && matches!(toks[k - 1].2, Tok::Punct(':'))
+            && matches!(toks[k - 2].2, Tok::Punct(':'))
+    };
+    let mut out = Vec::new();
+    for (k, (line, column, _)) in toks.iter().enumerate() {
+        let item = match ident(k) {
+            Some("Arc") => Forbid::Arc,
+            Some("Mutex" | "RwLock") => Forbid::Mutex,
+            Some("spawn") if colons(k) && matches!(ident(k - 3), Some("tokio" | "task")) => {
+                Forbid::TokioSpawn
+            }
+            _ => continue,
+        };
+        if !forbid.contains(&item) {
+            continue;
+        }
+        out.push(Breach {
+            item,
+            file: file.to_owned(),
+            line: *line,
+            column: *column,
+            found: format!("{} (clippy is not installed: found by name)", item.name()),
+            code: lines.get(line - 1).unwrap_or(&"").trim().to_owned(),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lifetimes_and_idents(src: &str) -> Vec<String> {
+        tokens(src)
+            .into_iter()
+            .filter_map(|(_, _, t)| match t {
+                Tok::Ident(w) => Some(w),
+                Tok::Lifetime(l) => Some(format!("'{l}")),
+                Tok::Punct(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn skips_comments_strings_and_chars() {
+        let src = r##"
+// 'static Send in a line comment
+/* a /* nested */ 'static block comment */
+/// doc: Send
+let a = "'static Send \" still a string";
+let b = r#"raw 'static "Send" "#;
+let c = b"bytes Send";
+let d = 'x';
+let e = '\'';
+let f = b'\\';
+fn g<'a>(x: &'a str) {}
+"##;
+        assert_eq!(
+            lifetimes_and_idents(src),
+            [
+                "let", "a", "let", "b", "let", "c", "let", "d", "let", "e", "let", "f", "fn", "g",
+                "'a", "x", "'a", "str"
+            ]
+        );
+    }
+
+    #[test]
+    fn finds_static_and_send_bounds_with_their_lines() {
+        let src = "use std::fmt; // 'static here is fine\n\
+                   pub fn f<T: Send + 'static>(t: T) {}\n\
+                   pub fn g(x: impl Future + Send) {}\n\
+                   #[async_trait(?Send)]\n\
+                   trait T {}\n\
+                   const S: &str = \"'static\";\n\
+                   struct SendError;\n";
+        let found = scan(src, "src/lib.rs", &[Forbid::Static, Forbid::Send]);
+        let places: Vec<String> = found.iter().map(Breach::short).collect();
+        assert_eq!(
+            places,
+            [
+                "src/lib.rs:2 still has a Send bound",
+                "src/lib.rs:2 still uses 'static",
+                "src/lib.rs:3 still has a Send bound",
+            ]
+        );
+        assert_eq!(found[0].code, "pub fn f<T: Send + 'static>(t: T) {}");
+        assert_eq!(found[1].column, 20);
+        // Only what is forbidden is reported.
+        assert_eq!(scan(src, "src/lib.rs", &[Forbid::Static]).len(), 1);
+    }
+
+    #[test]
+    fn raw_identifiers_are_identifiers() {
+        assert_eq!(lifetimes_and_idents("r#type Send"), ["type", "Send"]);
+    }
+
+    #[test]
+    fn finds_names_without_clippy() {
+        let src = "use std::sync::Arc;\nfn f() { tokio::spawn(x); scope.spawn(y); tokio::task::spawn(z); }\n";
+        let found = scan_names(src, "src/lib.rs", &[Forbid::Arc, Forbid::TokioSpawn]);
+        let lines: Vec<(usize, Forbid)> = found.iter().map(|b| (b.line, b.item)).collect();
+        assert_eq!(
+            lines,
+            [
+                (1, Forbid::Arc),
+                (2, Forbid::TokioSpawn),
+                (2, Forbid::TokioSpawn)
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_the_vocabulary() {
+        let list = parse_list(&["Send".into(), "Arc".into(), "'static".into(), "Arc".into()]);
+        assert_eq!(list.unwrap(), [Forbid::Arc, Forbid::Static, Forbid::Send]);
+        assert!(
+            parse_list(&["Rc".into()])
+                .unwrap_err()
+                .contains("vocabulary")
+        );
+    }
+
+    #[test]
+    fn clippy_config_lists_only_what_is_forbidden() {
+        let lesson = Lesson {
+            workspace: Path::new("."),
+            package: "x",
+            crate_dir: Path::new("."),
+            target_dir: None,
+            clippy_dir: PathBuf::new(),
+            forbid: &[Forbid::Arc, Forbid::TokioSpawn, Forbid::Static],
+        };
+        let toml = lesson.clippy_toml();
+        assert!(toml.contains("std::sync::Arc") && toml.contains("tokio::task::spawn"));
+        assert!(!toml.contains("Mutex"));
+        toml.parse::<toml::Table>().expect("valid TOML");
+    }
+}
