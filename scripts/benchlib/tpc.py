@@ -283,7 +283,8 @@ def summarize(runs, keys):
 
 def tool_version(command):
     proc = subprocess.run(command, capture_output=True, text=True)
-    return (proc.stdout + proc.stderr).strip().splitlines()[0]
+    first = (proc.stdout + proc.stderr).strip().splitlines()[0]
+    return first.split(" Copyright")[0]  # wrk -v adds its copyright
 
 
 # --- The chart -----------------------------------------------------------------------------
@@ -329,7 +330,7 @@ def chart(data):
                               statistics.median(ratios)))
         lines += ["Throughput with %d connections (wrk, closed loop, %d s per run):" % (config["connections"], data["seconds"]), ""]
         lines += table(["Server", "Threads", "Work", "req/s", "vs work-stealing¹", "p50 ms", "p99 ms",
-                        "max ms", "errors"], body)
+                        "max ms", "errors"], body, left=3)
         body = []
         for r in config["rows"]:
             if "unavailable" in r:
@@ -343,15 +344,18 @@ def chart(data):
                          str(lat["errors"])])
         lines += ["", "Latency at a fixed rate, half the slowest server's throughput (oha, open loop, "
                   "each request timed from when it was due: `-q RATE --latency-correction`):", ""]
-        lines += table(["Server", "Threads", "Work", "rate req/s", "p50 ms", "p99 ms", "p99 vs work-stealing¹",
-                        "max ms", "errors"], body)
+        lines += table(["Server", "Threads", "Work", "rate req/s", "p50 ms", "p99 ms", "p99 vs work-stealing²",
+                        "max ms", "errors"], body, left=3)
         gen = [x["generator_cpu_s"] / data["seconds"] for r in rows for x in r["throughput"]["runs"]]
         lines += ["", "The load generator (wrk) used %.2f of the machine's %d cores on average during the "
                   "throughput runs (%s)." % (statistics.mean(gen), data["machine"]["cores"],
                                             "on its own core" if config["name"] == "pinned"
                                             else "taken from the same cores the servers ran on")]
         if notes:
-            lines += ["", ratio_note(data["rounds"], "tokio work-stealing with the same work", notes, "%.0f")]
+            lines += ["", ratio_note(data["rounds"], "tokio work-stealing with the same work", notes, "%.0f",
+                                     column="req/s"),
+                  "", "² The same for the p99 latency: each round's p99 over tokio work-stealing's at the same "
+                  "rate, the median over rounds."]
     soak = data["soak"]
     lines += ["",
               "Work per request: *plain* answers at once; *spin* takes 0 to 10 steps, each %d iterations of "
