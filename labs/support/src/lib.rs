@@ -6,7 +6,8 @@
 //! - [`gauge`]: how many things are in flight now, at most, and in all (drop guards);
 //! - [`alloc`]: a counting global allocator, per thread;
 //! - [`watchdog`]: turns a hang into a failing test with a message that names the cause,
-//!   by wall clock (a thread) or by a poll budget (deterministic).
+//!   by wall clock (a thread, with a paused current-thread or local runtime) or by a
+//!   poll budget (deterministic).
 //!
 //! Tests need an `Arc` to build a `std::task::Wake` waker; that is std's API, so this
 //! crate, not the labs, holds it.
@@ -22,4 +23,4 @@ pub mod watchdog;
 
 pub use gauge::Gauge;
 pub use waker::{CountingWaker, MustWake, counting_waker};
-pub use watchdog::{PollBudget, paused, within};
+pub use watchdog::{PollBudget, paused, paused_local, within};

@@ -75,6 +75,32 @@ where
     )
 }
 
+/// Like [`paused`], on a [`tokio::runtime::LocalRuntime`]: paused (virtual) time, a
+/// fresh thread, the same wall-clock watchdog. Inside it, the free function
+/// `tokio::task::spawn_local` works without a `LocalSet`, so the future may spawn tasks
+/// that are not `Send`.
+pub fn paused_local<F, Fut>(make: F) -> Fut::Output
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: Future,
+    Fut::Output: Send + 'static,
+{
+    within(
+        PAUSED_LIMIT,
+        "virtual time stopped moving, or a task waits for something that never comes. A \
+         future that wakes itself again and again keeps tokio's paused clock from \
+         advancing; a task that waits on a channel whose sender is still alive waits forever.",
+        move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .start_paused(true)
+                .build_local(tokio::runtime::LocalOptions::default())
+                .expect("build a paused local runtime")
+                .block_on(make())
+        },
+    )
+}
+
 /// Wraps a future and panics, naming `what`, if it is polled more than `max` times:
 /// a deterministic bound on busy polling.
 pub struct PollBudget<F> {
@@ -149,6 +175,28 @@ mod tests {
             (*rc, start.elapsed())
         });
         assert_eq!(slept, (1, Duration::from_secs(3600)));
+    }
+
+    #[test]
+    fn paused_local_runs_spawn_local_tasks() {
+        let (slept, count) = paused_local(|| async {
+            let count = std::rc::Rc::new(std::cell::Cell::new(0));
+            let start = tokio::time::Instant::now();
+            let tasks: Vec<_> = (0..3)
+                .map(|_| {
+                    let count = std::rc::Rc::clone(&count);
+                    tokio::task::spawn_local(async move {
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                        count.set(count.get() + 1);
+                    })
+                })
+                .collect();
+            for task in tasks {
+                task.await.unwrap();
+            }
+            (start.elapsed(), count.get())
+        });
+        assert_eq!((slept, count), (Duration::from_secs(1), 3));
     }
 
     #[test]

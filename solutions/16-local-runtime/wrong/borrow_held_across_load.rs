@@ -1,0 +1,19 @@
+//! Wrong: the starter's `lock()` block, translated to `borrow_mut()` without the block.
+//! A `MutexGuard` had to end before the `.await` (alive across it, the future is not
+//! `Send`), but nothing at compile time stops a `RefMut` from living on. The borrow is
+//! alive while the backend is awaited, so any other task that touches the cache then
+//! would panic with "RefCell already borrowed"; the fake backend names it first.
+//! expect-fail: a_miss_loads_then_a_hit_comes_from_the_cache, requests_are_served_concurrently, an_answer_does_not_wait_for_later_requests, no_borrow_of_the_cache_is_held_across_an_await, serve_returns_only_when_every_request_is_answered, dropping_serve_stops_its_requests
+//! replaces: lookup
+
+async fn lookup<B: Backend>(backend: &B, cache: &RefCell<Cache>, key: u32) -> String {
+    let mut cache = cache.borrow_mut();
+    if let Some(value) = cache.entries.get(&key).cloned() {
+        cache.hits += 1;
+        return value;
+    }
+    cache.misses += 1;
+    let value = backend.load(key).await; // `cache` is still borrowed here
+    cache.entries.insert(key, value.clone());
+    value
+}

@@ -1,0 +1,21 @@
+//! Wrong: each request is started with `spawn_local` and its `JoinHandle` dropped at
+//! once, as fire-and-forget. Dropping a handle detaches its task: `serve` returns as soon
+//! as the channel closes, with requests still being served, and whatever the runtime has
+//! not run by the time it stops is lost.
+//! expect-fail: serve_returns_only_when_every_request_is_answered, requests_are_served_concurrently, no_borrow_of_the_cache_is_held_across_an_await, dropping_serve_stops_its_requests
+//! replaces: serve
+
+pub async fn serve<B>(backend: B, cache: Rc<RefCell<Cache>>, mut requests: mpsc::Receiver<Request>)
+where
+    B: Backend + 'static,
+{
+    let backend = Rc::new(backend);
+    while let Some(request) = requests.recv().await {
+        let backend = Rc::clone(&backend);
+        let cache = Rc::clone(&cache);
+        tokio::task::spawn_local(async move {
+            let value = lookup(&*backend, &cache, request.key).await;
+            let _ = request.reply.send(value);
+        });
+    }
+}

@@ -1,0 +1,25 @@
+//! Wrong: "local tasks need a `LocalRuntime`", so `serve` builds one and spawns onto it.
+//! But `serve` already runs on the tests' runtime, and nobody ever drives the new one:
+//! its tasks never run, and no request is answered.
+//! expect-fail: a_miss_loads_then_a_hit_comes_from_the_cache, requests_are_served_concurrently, an_answer_does_not_wait_for_later_requests, no_borrow_of_the_cache_is_held_across_an_await, serve_returns_only_when_every_request_is_answered, dropping_serve_stops_its_requests
+//! replaces: serve
+
+pub async fn serve<B>(backend: B, cache: Rc<RefCell<Cache>>, mut requests: mpsc::Receiver<Request>)
+where
+    B: Backend + 'static,
+{
+    let runtime = tokio::runtime::LocalRuntime::new().expect("a local runtime");
+    let backend = Rc::new(backend);
+    let mut tasks = Vec::new();
+    while let Some(request) = requests.recv().await {
+        let backend = Rc::clone(&backend);
+        let cache = Rc::clone(&cache);
+        tasks.push(runtime.spawn_local(async move {
+            let value = lookup(&*backend, &cache, request.key).await;
+            let _ = request.reply.send(value);
+        }));
+    }
+    for task in tasks {
+        task.await.expect("a request panicked");
+    }
+}

@@ -1,0 +1,26 @@
+//! Wrong: a core runs its own queue newest first (last in, first out), stealing
+//! correctly otherwise. FIFO violated: under load the oldest step of a busy core can
+//! wait for ever while newer ones keep jumping ahead of it. (Fork-join schedulers such
+//! as Cilk's do run their own deque LIFO, for throughput; a server's requests need FIFO,
+//! and tokio's local queue is FIFO apart from a one-task LIFO slot.)
+//! expect-fail: a_core_runs_its_own_oldest_step_first
+//! replaces: solution
+impl Policy {
+    pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {
+        if let Some(step) = queues[core].pop_back() {
+            return Some(step);
+        }
+        match self {
+            Policy::PerConnection => None,
+            Policy::WorkStealing => {
+                let (_, victim) = queues
+                    .iter()
+                    .enumerate()
+                    .filter(|&(other, _)| other != core)
+                    .filter_map(|(other, queue)| Some((queue.front()?.seq, other)))
+                    .min()?;
+                queues[victim].pop_front()
+            }
+        }
+    }
+}

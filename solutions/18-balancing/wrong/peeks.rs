@@ -1,0 +1,21 @@
+//! Wrong: the thief copies the oldest step (`front().copied()`) instead of taking it out
+//! of the victim's queue, so the same step would run twice, on two cores.
+//! The simulator refuses such a pick with a panic that says so.
+//! expect-fail: an_idle_core_steals_the_oldest_waiting_step, an_idle_core_takes_over_a_waiting_task, same_seed_same_result, skewed_work_gives_stealing_a_lower_p99, stealing_never_leaves_a_core_idle_while_a_step_waits
+//! replaces: solution
+impl Policy {
+    pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {
+        if let Some(step) = queues[core].pop_front() {
+            return Some(step);
+        }
+        match self {
+            Policy::PerConnection => None,
+            Policy::WorkStealing => queues
+                .iter()
+                .enumerate()
+                .filter(|&(other, _)| other != core)
+                .filter_map(|(_, queue)| queue.front().copied())
+                .min_by_key(|step| step.seq),
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! Wrong: an off-by-one in the loop over victims, `0..queues.len() - 1`, so nobody ever
+//! steals from the last core: its backlog waits while other cores sit idle.
+//! expect-fail: a_thief_looks_at_every_other_core, an_idle_core_steals_the_oldest_waiting_step, skewed_work_gives_stealing_a_lower_p99, stealing_never_leaves_a_core_idle_while_a_step_waits
+//! replaces: solution
+impl Policy {
+    pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {
+        if let Some(step) = queues[core].pop_front() {
+            return Some(step);
+        }
+        match self {
+            Policy::PerConnection => None,
+            Policy::WorkStealing => {
+                let mut oldest: Option<(u64, usize)> = None;
+                for other in 0..queues.len() - 1 {
+                    if other == core {
+                        continue;
+                    }
+                    if let Some(step) = queues[other].front() {
+                        if oldest.is_none_or(|(seq, _)| step.seq < seq) {
+                            oldest = Some((step.seq, other));
+                        }
+                    }
+                }
+                queues[oldest?.1].pop_front()
+            }
+        }
+    }
+}

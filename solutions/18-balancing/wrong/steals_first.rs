@@ -1,0 +1,20 @@
+//! Wrong: under work-stealing, a core always takes the oldest step anywhere, even when
+//! its own queue has work: one global queue in disguise. Nothing is left idle, but steps
+//! move between cores for no reason (each move costs a cold cache in real life).
+//! expect-fail: a_core_runs_its_own_oldest_step_first
+//! replaces: solution
+impl Policy {
+    pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {
+        match self {
+            Policy::PerConnection => queues[core].pop_front(),
+            Policy::WorkStealing => {
+                let (_, victim) = queues
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(other, queue)| Some((queue.front()?.seq, other)))
+                    .min()?;
+                queues[victim].pop_front()
+            }
+        }
+    }
+}

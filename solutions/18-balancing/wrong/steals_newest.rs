@@ -1,0 +1,24 @@
+//! Wrong: the thief finds the queue whose front has waited longest, then takes that
+//! queue's newest step, from the back. Stealing from the wrong end: the step that has
+//! waited longest keeps waiting, and a step that just became ready jumps ahead of it.
+//! expect-fail: an_idle_core_steals_the_oldest_waiting_step
+//! replaces: solution
+impl Policy {
+    pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {
+        if let Some(step) = queues[core].pop_front() {
+            return Some(step);
+        }
+        match self {
+            Policy::PerConnection => None,
+            Policy::WorkStealing => {
+                let (_, victim) = queues
+                    .iter()
+                    .enumerate()
+                    .filter(|&(other, _)| other != core)
+                    .filter_map(|(other, queue)| Some((queue.front()?.seq, other)))
+                    .min()?;
+                queues[victim].pop_back()
+            }
+        }
+    }
+}
