@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import select
 import statistics
 import subprocess
 import sys
@@ -38,6 +39,9 @@ class Server:
                    "--threads", str(threads), "--work", work, "--spin-iterations",
                    str(spin_iterations), "--max-seconds", str(max_seconds)]
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        if not select.select([self.proc.stdout], [], [], 60)[0]:
+            self.proc.kill()
+            raise BenchError("tpc-server %s said nothing for 60 s" % variant)
         line = self.proc.stdout.readline().strip()
         self.unavailable = line[len("unavailable: "):] if line.startswith("unavailable: ") else None
         self.port = None
