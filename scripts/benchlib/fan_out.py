@@ -64,6 +64,21 @@ def run(ctx):
             "machine": ctx.machine, "variants": variants}
 
 
+def spawn_sites(rows):
+    """One generated line comparing where the multi-thread fan-out starts (the page reads it)."""
+    by_name = {r["name"]: r for r in rows}
+    if not {"spawn_in_task", "spawn_multi_thread", "spawn_current_thread"} <= set(by_name):
+        return []
+    task = by_name["spawn_in_task"]["rounds_ns_per_job"]
+
+    def vs(name):
+        return statistics.median(round_ratios(task, by_name[name]["rounds_ns_per_job"]))
+
+    return ["", "Started inside a task, the multi-thread fan-out took %.2f× the time of the same fan-out "
+            "started from `block_on`, and %.2f× the time of the spawns on one thread (medians of the "
+            "rounds' ratios)." % (vs("spawn_multi_thread"), vs("spawn_current_thread"))]
+
+
 def chart(data):
     rows, jobs = data["variants"], data["jobs"]
     lines = [generated_by(NAME)]
@@ -97,6 +112,9 @@ def chart(data):
         % (jobs, data["rounds"], "; ".join(spread(r) for r in rows), data["memory_passes"]),
         "",
         ratio_note(data["rounds"], base_row["label"], [m for m in medians if m[0] != base_row["label"]], "%.0f"),
+    ]
+    lines += spawn_sites(rows)
+    lines += [
         measured_on(data),
         "",
     ]
