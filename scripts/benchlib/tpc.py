@@ -306,12 +306,12 @@ def chart(data):
     cal = data["calibration"]
     for config in data["configs"]:
         rows = [r for r in config["rows"] if "throughput" in r]
-        where = ("server on core%s %s, load generator on core%s %s" % (
+        where = ("server on core%s %s, wrk on core%s %s" % (
             "s" if len(config["server_cores"]) > 1 else "", ",".join(map(str, config["server_cores"])),
             "s" if len(config["generator_cores"]) > 1 else "", ",".join(map(str, config["generator_cores"])))
-            if config["name"] == "pinned" else "server and load generator share every core")
+            if config["name"] == "pinned" else "server and wrk share all %d cores" % len(config["server_cores"]))
         lines += [""]
-        lines += bar_chart("Requests per second, %s (longer is better)" % where,
+        lines += bar_chart("req/s: %s" % where,
                            ["%s ×%d, %s" % (r["label"], r["threads"], r["work"]) for r in rows],
                            [r["throughput"]["rps"] for r in rows], "requests per second",
                            ceiling(max(r["throughput"]["rps"] for r in rows), 1000), "%.0f", horizontal=True)
