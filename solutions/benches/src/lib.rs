@@ -9,6 +9,10 @@
 //!   data, run with `tokio::spawn` and an `Arc` (from `block_on` and from inside a task),
 //!   with `join_all`, with `FuturesUnordered`
 //!   and with moro-local's scope (the functions after `drive` below).
+//! - Chapter 23's dyn-futures benchmark lives with its bench targets
+//!   (`benches/common/dyn_futures.rs`, shared by `benches/dyn_futures.rs` and
+//!   `benches/dyn_futures_jemalloc.rs`): the book includes this file whole into doc tests,
+//!   so it holds no module of its own.
 
 use std::pin::{Pin, pin};
 use std::task::{Context, Poll, Waker};
