@@ -7,7 +7,8 @@
 //! - [`alloc`]: a counting global allocator, per thread;
 //! - [`watchdog`]: turns a hang into a failing test with a message that names the cause,
 //!   by wall clock (a thread, with a paused current-thread or local runtime) or by a
-//!   poll budget (deterministic).
+//!   poll budget (deterministic); `checked` wraps a call into the learner's code in a
+//!   poll budget and a must-wake check at once.
 //!
 //! Tests need an `Arc` to build a `std::task::Wake` waker; that is std's API, so this
 //! crate, not the labs, holds it.
@@ -23,4 +24,4 @@ pub mod watchdog;
 
 pub use gauge::Gauge;
 pub use waker::{CountingWaker, MustWake, counting_waker};
-pub use watchdog::{PollBudget, paused, paused_local, within};
+pub use watchdog::{PollBudget, checked, paused, paused_local, within};
