@@ -692,7 +692,10 @@ fn g<'a>(x: &'a str) {}
         let places: Vec<String> = found.iter().map(Breach::short).collect();
         assert_eq!(
             places,
-            ["src/lib.rs:3 still uses unsafe", "src/lib.rs:4 still uses unsafe"]
+            [
+                "src/lib.rs:3 still uses unsafe",
+                "src/lib.rs:4 still uses unsafe"
+            ]
         );
         assert!(found[0].long().contains("transmute"));
         assert!(scan(src, "src/lib.rs", &[Forbid::Send, Forbid::Static]).is_empty());

@@ -161,7 +161,11 @@ impl<F: Future + Unpin> Future for PollBudget<F> {
 ///   answer needs. A right answer is polled once, then once per wake-up of the work it
 ///   waits for (timers firing, messages arriving), plus tokio's cooperative yields (one
 ///   per 128 timers or so polled at once): set `max_polls` from those, with room to spare.
-pub async fn checked<F: Future>(max_polls: usize, what: &'static str, fut: F) -> (F::Output, usize) {
+pub async fn checked<F: Future>(
+    max_polls: usize,
+    what: &'static str,
+    fut: F,
+) -> (F::Output, usize) {
     let (result, polls) =
         PollBudget::new(max_polls, what, crate::MustWake::new(Box::pin(fut))).await;
     match result {
