@@ -1,10 +1,13 @@
 //! Helpers shared by every lab's tests, written once (DESIGN.md, lab contract point 5 and 7).
 //! labs/NN-slug and solutions/NN-slug both use this crate as a dev-dependency.
 //!
-//! - [`waker`]: a waker that counts its wake-ups, and a relay that catches a future
-//!   returning `Pending` without arranging a wake-up;
+//! - [`waker`]: a waker that counts its wake-ups, a task that polls by hand with one,
+//!   and a relay that catches a future returning `Pending` without arranging a wake-up;
+//! - [`gate`]: a future the test finishes by hand, which wakes the task that polled it;
 //! - [`gauge`]: how many things are in flight now, at most, and in all (drop guards);
 //! - [`alloc`]: a counting global allocator, per thread;
+//! - [`os_thread`]: whether a thread is asleep, and how often it went to sleep (Linux's
+//!   `/proc`), to tell a thread that parks from one that spins or naps;
 //! - [`watchdog`]: turns a hang into a failing test with a message that names the cause,
 //!   by wall clock (a thread, with a paused current-thread or local runtime) or by a
 //!   poll budget (deterministic); `checked` wraps a call into the learner's code in a
@@ -18,10 +21,14 @@
 )]
 
 pub mod alloc;
+pub mod gate;
 pub mod gauge;
+pub mod os_thread;
 pub mod waker;
 pub mod watchdog;
 
+pub use gate::Gate;
 pub use gauge::Gauge;
-pub use waker::{CountingWaker, MustWake, counting_waker};
+pub use os_thread::OsThread;
+pub use waker::{CountingWaker, MustWake, TestTask, counting_waker};
 pub use watchdog::{PollBudget, checked, paused, paused_local, within};
