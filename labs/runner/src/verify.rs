@@ -612,6 +612,11 @@ fn wrong_manifest(
     }
     // A workspace of its own, so the solutions workspace does not claim it.
     out.insert("workspace".into(), Value::Table(Table::new()));
+    // The workspace's profiles too: the same settings build the dependencies once, into
+    // the same files in the shared target directory.
+    if let Some(profile) = ws.get("profile") {
+        out.insert("profile".into(), profile.clone());
+    }
     toml::to_string(&out).map_err(|e| e.to_string())
 }
 
