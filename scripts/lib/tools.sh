@@ -22,6 +22,22 @@ ensure_rust() {
   fi
 }
 
+# The standard libraries of the other OSes learners use, so scripts/test can type-check
+# the runner, the labs and the solutions for them (`cargo check --target`; nothing links).
+CROSS_TARGETS="x86_64-pc-windows-msvc aarch64-apple-darwin"
+ensure_targets() {
+  local channel installed missing=() t
+  channel=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' "$ROOT/rust-toolchain.toml")
+  installed=$(rustup target list --installed --toolchain "$channel" 2>/dev/null)
+  for t in $CROSS_TARGETS; do
+    grep -qx "$t" <<<"$installed" || missing+=("$t")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "adding Rust targets ${missing[*]} (for the Windows and macOS type-checks)"
+    rustup target add --toolchain "$channel" "${missing[@]}" || die "could not add ${missing[*]}"
+  fi
+}
+
 # `cargo install --locked NAME --version V` unless `BIN --version` already says V.
 ensure_crate_bin() {
   local crate=$1 bin=$2 version=$3

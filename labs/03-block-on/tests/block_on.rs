@@ -1,17 +1,17 @@
 //! Tests for lab 03, written once: labs/03-block-on and solutions/03-block-on both run
 //! this file.
 //!
-//! Each test runs `block_on` on a fresh thread and waits for it with a watchdog, so a
-//! waker that never wakes anything makes the test fail instead of hanging forever.
-//! The watchdog is a safety net, not a timing check: a working `block_on` returns in
-//! microseconds. No test sleeps.
+//! Each test runs `block_on` on a fresh thread under a watchdog (`within`, from
+//! labs/support), so a waker that never wakes anything makes the test fail instead of
+//! hanging forever. The watchdog is a safety net, not a timing check: a working
+//! `block_on` returns in microseconds. The futures count their polls and know when they
+//! were woken, so a poll that no wake-up asked for fails `polls_once_per_wake` at once.
 
 use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
-use std::panic;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::task::{Context, Poll, Waker};
 use std::thread;
 use std::time::Duration;
@@ -19,39 +19,48 @@ use std::time::Duration;
 use block_on::block_on;
 use futures::FutureExt as _;
 use futures::channel::oneshot;
+use lab_support::alloc::{CountingAllocator, allocations_during};
+use lab_support::within;
 
-/// How long a test waits for `block_on` before declaring it stuck.
-const WATCHDOG: Duration = Duration::from_secs(5);
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
 
-/// Runs `f` on a fresh thread and returns what it returns, or fails the test if it
-/// has not returned after `WATCHDOG` (a `block_on` parked forever).
+/// Runs `f` on a fresh thread and returns what it returns, or fails the test if it has
+/// not returned after 10 seconds.
 fn on_fresh_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (done, result) = mpsc::channel();
-    let handle = thread::spawn(move || {
-        let _ = done.send(f());
-    });
-    match result.recv_timeout(WATCHDOG) {
-        Ok(value) => value,
-        // The thread ended without a value: it panicked. Show its panic as ours.
-        Err(RecvTimeoutError::Disconnected) => match handle.join() {
-            Err(payload) => panic::resume_unwind(payload),
-            Ok(()) => unreachable!("the thread sends before it ends"),
-        },
-        Err(RecvTimeoutError::Timeout) => panic!(
-            "block_on has not returned after {WATCHDOG:?}: the thread is parked and \
-             nothing unparks it. Does waking the waker unpark the thread that polls?"
-        ),
-    }
+    within(
+        Duration::from_secs(10),
+        "block_on has not returned. Either its thread is parked and nothing unparks it \
+         (is the Context built from your waker, not `Waker::noop()`? Does `wake` unpark \
+         the thread that called block_on? Take `thread::current()` in block_on, not in \
+         `wake`), or it waits between polls for a time of its own (a sleep or a \
+         `park_timeout`) instead of for the wake-up",
+        f,
+    )
+}
+
+/// Fails at once, rather than after the watchdog, if block_on polls with the waker that
+/// does nothing: nobody could ever wake the future. (`will_wake` may miss it; the
+/// watchdog then catches the hang.)
+fn assert_not_noop(cx: &Context<'_>) {
+    assert!(
+        !cx.waker().will_wake(Waker::noop()),
+        "block_on polls with `Waker::noop()`: a wake-up cannot reach it, so once the \
+         future is Pending, nothing will ever unpark the thread. Build a Waker from your \
+         ThreadWaker and poll with it"
+    );
 }
 
 #[test]
 fn borrows_from_its_caller() {
     let len = on_fresh_thread(|| {
         let name = String::from("ferris");
-        // The future borrows `name`: block_on needs no `'static`.
-        block_on(async { name.len() })
+        // The future borrows `name`, and so does its output: block_on needs no
+        // `'static`, on either.
+        let first: &str = block_on(async { &name[..4] });
+        first.len()
     });
-    assert_eq!(len, 6);
+    assert_eq!(len, 4);
 }
 
 // ANCHOR: not_send
@@ -62,7 +71,8 @@ fn runs_a_future_that_is_not_send() {
         let log = RefCell::new(Vec::new());
         let counter = Rc::clone(&polls);
         // Pending three times, waking itself each time (like a `yield_now`), then
-        // ready. It holds an `Rc`, so it is not `Send`: block_on must not ask for it.
+        // ready. It holds an `Rc`, and so does its output, so neither is `Send`:
+        // block_on must not ask for it.
         let answer = block_on(poll_fn(|cx| {
             counter.set(counter.get() + 1);
             log.borrow_mut().push(counter.get());
@@ -70,10 +80,10 @@ fn runs_a_future_that_is_not_send() {
                 cx.waker().wake_by_ref();
                 Poll::Pending
             } else {
-                Poll::Ready(log.borrow().len() * 10)
+                Poll::Ready(Rc::new(log.borrow().len() * 10))
             }
         }));
-        (answer, polls.get())
+        (*answer, polls.get())
     });
     assert_eq!(answer, 40);
     assert_eq!(polls, 4, "three wakes, so four polls");
@@ -94,6 +104,7 @@ fn completes_when_woken_from_another_thread() {
         });
         let mut first_poll = Some(first_poll_tx);
         block_on(poll_fn(move |cx| {
+            assert_not_noop(cx);
             let poll = value_rx.poll_unpin(cx);
             if let Some(tx) = first_poll.take() {
                 tx.send(()).expect("the other thread is waiting");
@@ -104,38 +115,46 @@ fn completes_when_woken_from_another_thread() {
     assert_eq!(answer, Ok(42));
 }
 
-// ANCHOR: once_per_wake
-/// A future that must be woken `wakes` times, each time by another thread, before
-/// it is ready. Its output is how many times it was polled.
+/// A future that must be woken `wakes` times, each time by another thread, before it is
+/// ready. Its output is how many times it was polled. When `strict`, it fails the test
+/// if it is polled while its waker is out with the other thread and no wake-up came.
 struct NeedsWakes {
     wakes: usize,
     woken: usize,
     polls: usize,
+    strict: bool,
     /// Is a waker out with the other thread, not yet used?
     waiting: bool,
     to_waker: Sender<Waker>,
     from_waker: Receiver<()>,
 }
 
+// ANCHOR: once_per_wake
 impl Future for NeedsWakes {
     type Output = usize;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<usize> {
+        assert_not_noop(cx);
         self.polls += 1;
         // The other thread says "woken" just before it calls `wake`.
         while self.from_waker.try_recv().is_ok() {
             self.woken += 1;
             self.waiting = false;
         }
+        assert!(
+            !(self.strict && self.waiting),
+            "poll {} came before any wake-up: block_on polled a future that nobody woke. \
+             It must wait for the waker (park until unparked), not poll again in a loop, \
+             after a sleep or after a timeout",
+            self.polls
+        );
         if self.woken == self.wakes {
             return Poll::Ready(self.polls);
         }
         if !self.waiting {
             self.waiting = true;
             let waker = cx.waker().clone();
-            self.to_waker
-                .send(waker)
-                .expect("the other thread is waiting");
+            let _ = self.to_waker.send(waker);
         }
         Poll::Pending
     }
@@ -143,35 +162,86 @@ impl Future for NeedsWakes {
 
 #[test]
 fn polls_once_per_wake() {
-    const WAKES: usize = 50;
-    let polls = on_fresh_thread(|| {
-        let (to_waker, wakers) = mpsc::channel::<Waker>();
-        let (woken, from_waker) = mpsc::channel();
-        // The other thread wakes the future each time it is handed a waker.
-        thread::spawn(move || {
-            for waker in wakers {
-                thread::yield_now(); // a busy-polling block_on gets to poll again here
-                if woken.send(()).is_err() {
-                    return;
-                }
-                waker.wake();
-            }
-        });
-        block_on(NeedsWakes {
-            wakes: WAKES,
-            woken: 0,
-            polls: 0,
-            waiting: false,
-            to_waker,
-            from_waker,
-        })
-    });
-    assert_eq!(
-        polls,
-        WAKES + 1,
-        "a future woken {WAKES} times should be polled {} times: once at the start, then \
-         once per wake. More polls mean block_on polls without being woken (busy polling).",
-        WAKES + 1
-    );
+    // Each wake-up comes 100 ms after the future handed out its waker, like a timer or
+    // a slow peer: the time a block_on that polls without being woken (in a loop, after
+    // a sleep of a few ms, after a `park_timeout`) needs to show it. Not a timing check.
+    let polls = on_fresh_thread(|| woken_from_another_thread(3, 100 * MS, Strict::Yes));
+    assert_eq!(polls, 4, "three wake-ups, so four polls");
 }
 // ANCHOR_END: once_per_wake
+
+#[test]
+fn keeps_up_with_500_wakes() {
+    // Many quick wake-ups from another thread, each racing with block_on going to sleep:
+    // none may be lost (a lost one hangs, and the watchdog fails the test), and none may
+    // wait for a sleep of block_on's own to end (500 of them outlast the watchdog).
+    let polls = on_fresh_thread(|| woken_from_another_thread(500, Duration::ZERO, Strict::No));
+    assert!(polls > 500, "500 wake-ups need at least 501 polls");
+}
+
+const MS: Duration = Duration::from_millis(1);
+
+#[derive(PartialEq)]
+enum Strict {
+    Yes,
+    No,
+}
+
+/// Runs `NeedsWakes` under block_on; another thread wakes it `wakes` times, each time
+/// `after` it was handed the waker. Returns the number of polls.
+fn woken_from_another_thread(wakes: usize, after: Duration, strict: Strict) -> usize {
+    let (to_waker, wakers) = mpsc::channel::<Waker>();
+    let (woken, from_waker) = mpsc::channel();
+    thread::spawn(move || {
+        for waker in wakers {
+            if after.is_zero() {
+                thread::yield_now();
+            } else {
+                thread::sleep(after); // the only sleeps in these tests: a late event
+            }
+            if woken.send(()).is_err() {
+                return;
+            }
+            waker.wake();
+        }
+    });
+    block_on(NeedsWakes {
+        wakes,
+        woken: 0,
+        polls: 0,
+        strict: strict == Strict::Yes,
+        waiting: false,
+        to_waker,
+        from_waker,
+    })
+}
+
+/// A future that wakes itself `n` times, then is ready; it allocates nothing.
+fn yields(n: usize) -> impl Future<Output = ()> {
+    let mut left = n;
+    poll_fn(move |cx| {
+        assert_not_noop(cx);
+        if left == 0 {
+            return Poll::Ready(());
+        }
+        left -= 1;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    })
+}
+
+#[test]
+fn builds_its_waker_once() {
+    let (few, many) = on_fresh_thread(|| {
+        block_on(yields(10)); // anything allocated once per thread, allocated now
+        let ((), few) = allocations_during(|| block_on(yields(10)));
+        let ((), many) = allocations_during(|| block_on(yields(1_000)));
+        (few, many)
+    });
+    assert_eq!(
+        many, few,
+        "block_on allocated {few} times for a future polled 11 times and {many} times for \
+         one polled 1,001 times: it allocates on every poll. Build the waker once, before \
+         the loop, and poll with it every time"
+    );
+}

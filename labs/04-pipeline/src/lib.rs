@@ -2,8 +2,8 @@
 //!
 //! Fetch many items from a source, with at most `limit` requests in flight at once,
 //! and hand back what came: once in the order asked, once in the order it arrived.
-//! The tests borrow a source full of `Rc`, `Cell` and `RefCell` and run in virtual
-//! time. Task and hints: README.md next to this file.
+//! The tests lend you a source full of `Cell`s and a `RefCell`, borrowed from the test,
+//! and run in virtual time. Task and hints: README.md next to this file.
 
 /// Where items come from. The tests implement it with a fake, single-threaded site.
 pub trait Source {

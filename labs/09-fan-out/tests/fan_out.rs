@@ -1,73 +1,69 @@
 //! Tests for lab 09, written once: labs/09-fan-out and solutions/09-fan-out both run
-//! this file. They hand `fan_out` a `&Context` whose state lives in `Rc`, `Cell` and
-//! `RefCell`, and they run in virtual time (`start_paused`), so "ten requests of
-//! 100 ms take 100 ms" is an exact, instant check rather than a hope.
+//! this file. They hand `fan_out` a `&Context` that borrows the test's own counters
+//! (`Cell`, `RefCell`): nothing in it is `Send`, `Sync` or `'static`. They run in
+//! virtual time (tokio's paused clock), so "ten requests of 100 ms take 100 ms" is an
+//! exact, instant check rather than a hope, and under watchdogs (lab-support), so a
+//! wrong answer fails its test instead of hanging it.
 
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
 use std::time::Duration;
 
 use fan_out::{Backend, FetchError, Profile, fan_out};
+use lab_support::{Gauge, PollBudget, paused};
 use tokio::time::{Instant, sleep};
 
 const MS: Duration = Duration::from_millis(1);
 
 // ANCHOR: context
-/// A fake backend, single-threaded on purpose: nothing in it is `Send` or `Sync`.
-struct Context {
-    /// How long the request for an id takes.
-    latency: fn(u32) -> Duration,
-    /// The id whose request fails (after its latency), if any.
-    failing: Option<u32>,
-    /// Ids asked for, in the order the requests started.
-    asked: RefCell<Vec<u32>>,
-    /// Requests started and neither finished nor dropped yet.
-    in_flight: Rc<Cell<usize>>,
-    /// The most requests in flight at once.
-    peak: Cell<usize>,
+/// What the test watches. Owned by the test, lent to the backend.
+#[derive(Default)]
+struct Probe {
+    /// Requests in flight now, the most at once, and how many started (drop guards).
+    requests: Gauge,
     /// Requests that ran to the end.
     finished: Cell<usize>,
+    /// Ids asked for, in the order the requests started.
+    asked: RefCell<Vec<u32>>,
 }
 
-impl Context {
-    fn new(latency: fn(u32) -> Duration) -> Self {
+/// A fake backend. It borrows the test's probe, so it is not `'static`; the probe
+/// counts in `Cell`s and a `RefCell`, so it is neither `Send` nor `Sync`.
+struct Context<'t> {
+    /// How long the request for an id takes.
+    latency: fn(u32) -> Duration,
+    /// The ids whose requests fail, after their latency.
+    failing: &'t [u32],
+    probe: &'t Probe,
+}
+// ANCHOR_END: context
+
+impl<'t> Context<'t> {
+    fn new(probe: &'t Probe, latency: fn(u32) -> Duration) -> Self {
         Context {
             latency,
-            failing: None,
-            asked: RefCell::new(Vec::new()),
-            in_flight: Rc::new(Cell::new(0)),
-            peak: Cell::new(0),
-            finished: Cell::new(0),
+            failing: &[],
+            probe,
         }
     }
 
-    fn failing(mut self, id: u32) -> Self {
-        self.failing = Some(id);
-        self
+    fn failing(self, ids: &'t [u32]) -> Self {
+        Context {
+            failing: ids,
+            ..self
+        }
     }
 }
 
-// ANCHOR_END: context
-/// Counts a request as in flight until it is dropped, finished or not.
-struct InFlight(Rc<Cell<usize>>);
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.0.set(self.0.get() - 1);
-    }
-}
-
-impl Backend for Context {
+impl Backend for Context<'_> {
     async fn fetch(&self, id: u32) -> Result<Profile, FetchError> {
-        self.asked.borrow_mut().push(id);
-        self.in_flight.set(self.in_flight.get() + 1);
-        self.peak.set(self.peak.get().max(self.in_flight.get()));
-        let _in_flight = InFlight(Rc::clone(&self.in_flight));
+        let probe = self.probe;
+        probe.asked.borrow_mut().push(id);
+        let _in_flight = probe.requests.enter(); // until finished or dropped
 
         sleep((self.latency)(id)).await;
 
-        self.finished.set(self.finished.get() + 1);
-        if self.failing == Some(id) {
+        probe.finished.set(probe.finished.get() + 1);
+        if self.failing.contains(&id) {
             return Err(FetchError { id });
         }
         Ok(Profile {
@@ -77,9 +73,15 @@ impl Backend for Context {
     }
 }
 
-/// The one call into your code: a borrowed context and borrowed ids.
-async fn run(ctx: &Context, ids: &[u32]) -> Result<Vec<Profile>, FetchError> {
-    fan_out(ctx, ids).await
+/// The one call into your code: a borrowed context and borrowed ids. The poll budget
+/// is far above what a right answer needs; only a future that keeps waking itself
+/// without progress (busy polling, which also freezes the paused clock) reaches it.
+async fn run(ctx: &Context<'_>, ids: &[u32]) -> Result<Vec<Profile>, FetchError> {
+    let call = fan_out(ctx, ids);
+    let budget = 100 + 10 * ids.len();
+    PollBudget::new(budget, "fan_out's future", Box::pin(call))
+        .await
+        .0
 }
 
 fn ids_of(profiles: &[Profile]) -> Vec<u32> {
@@ -87,109 +89,163 @@ fn ids_of(profiles: &[Profile]) -> Vec<u32> {
 }
 
 // ANCHOR: concurrently
-#[tokio::test(start_paused = true)]
-async fn requests_run_concurrently() {
-    let ctx = Context::new(|_| 100 * MS);
-    let ids: Vec<u32> = (1..=10).collect();
+#[test]
+fn requests_run_concurrently() {
+    paused(|| async {
+        let probe = Probe::default();
+        let ctx = Context::new(&probe, |_| 100 * MS);
+        let ids: Vec<u32> = (1..=10).collect();
 
-    let start = Instant::now();
-    let profiles = run(&ctx, &ids).await.expect("no request fails here");
+        let start = Instant::now();
+        let profiles = run(&ctx, &ids).await.expect("no request fails here");
 
-    assert_eq!(
-        start.elapsed(),
-        100 * MS,
-        "10 requests of 100 ms each should take 100 ms in total when they run concurrently"
-    );
-    assert_eq!(
-        ctx.peak.get(),
-        10,
-        "all 10 requests should be in flight at once"
-    );
-    assert_eq!(profiles.len(), 10);
+        assert_eq!(
+            start.elapsed(),
+            100 * MS,
+            "10 requests of 100 ms each should take 100 ms in total when they run concurrently"
+        );
+        assert_eq!(
+            probe.requests.peak(),
+            10,
+            "all 10 requests should be in flight at once"
+        );
+        assert_eq!(ids_of(&profiles), ids);
+    });
 }
 // ANCHOR_END: concurrently
 
-#[tokio::test(start_paused = true)]
-async fn profiles_come_back_in_request_order() {
-    // Later ids answer sooner, so finishing order is the reverse of request order.
-    let ctx = Context::new(|id| Duration::from_millis(100 - 10 * u64::from(id)));
-    let ids = [1, 2, 3, 4, 5];
+#[test]
+fn a_thousand_requests_are_all_in_flight_at_once() {
+    paused(|| async {
+        let probe = Probe::default();
+        let ctx = Context::new(&probe, |id| (50 + id % 7) * MS);
+        let ids: Vec<u32> = (1..=1000).rev().collect();
 
-    let profiles = run(&ctx, &ids).await.expect("no request fails here");
+        let start = Instant::now();
+        let profiles = run(&ctx, &ids).await.expect("no request fails here");
 
-    assert_eq!(
-        ids_of(&profiles),
-        ids,
-        "profiles must come back in the order asked"
-    );
-    assert_eq!(
-        profiles[0],
-        Profile {
-            id: 1,
-            name: "user-1".into()
+        assert_eq!(
+            probe.requests.peak(),
+            1000,
+            "only {} of 1000 requests were in flight at once: fan_out must not cap its \
+             concurrency (no chunks, no buffered(n) or buffer_unordered(n))",
+            probe.requests.peak()
+        );
+        assert_eq!(start.elapsed(), 56 * MS, "the slowest request takes 56 ms");
+        assert_eq!(ids_of(&profiles), ids, "profiles in the order asked");
+    });
+}
+
+#[test]
+fn profiles_come_back_in_request_order() {
+    paused(|| async {
+        // Out of order, with a repeat; the requests finish in yet another order
+        // (25, 30, 4, 4, 9, 12, 17), so neither sorting nor finishing order is right.
+        let probe = Probe::default();
+        let ctx = Context::new(&probe, |id| (10 + id * 37 % 90) * MS);
+        let ids = [30, 4, 17, 4, 25, 9, 12];
+
+        let profiles = run(&ctx, &ids).await.expect("no request fails here");
+
+        assert_eq!(
+            ids_of(&profiles),
+            ids,
+            "profiles must come back in the order asked: not sorted, not in the order \
+             they finished"
+        );
+        assert_eq!(
+            profiles[0],
+            Profile {
+                id: 30,
+                name: "user-30".into()
+            }
+        );
+    });
+}
+
+#[test]
+fn every_id_is_asked_once() {
+    paused(|| async {
+        let probe = Probe::default();
+        let ctx = Context::new(&probe, |_| 10 * MS);
+        let ids = [7, 3, 9, 3];
+
+        run(&ctx, &ids).await.expect("no request fails here");
+
+        let mut asked = probe.asked.take();
+        asked.sort();
+        assert_eq!(
+            asked,
+            [3, 3, 7, 9],
+            "one request per entry of ids, no more, no fewer"
+        );
+    });
+}
+
+#[test]
+fn an_empty_list_is_not_an_error() {
+    paused(|| async {
+        let probe = Probe::default();
+        let ctx = Context::new(&probe, |_| 100 * MS);
+        let start = Instant::now();
+
+        assert_eq!(run(&ctx, &[]).await, Ok(vec![]));
+        assert_eq!(start.elapsed(), Duration::ZERO);
+    });
+}
+
+#[test]
+fn an_error_comes_back_to_the_caller() {
+    paused(|| async {
+        // Each request fails in turn, the first and the last included.
+        let ids = [1, 2, 3, 4, 5];
+        for failing in ids {
+            let probe = Probe::default();
+            let failing_ids = [failing];
+            let ctx = Context::new(&probe, |_| 100 * MS).failing(&failing_ids);
+
+            let result = run(&ctx, &ids).await;
+
+            assert_eq!(
+                result,
+                Err(FetchError { id: failing }),
+                "request {failing} failed: its error must reach the caller, not be \
+                 printed, skipped or replaced"
+            );
         }
-    );
+    });
 }
 
-#[tokio::test(start_paused = true)]
-async fn every_id_is_asked_once() {
-    let ctx = Context::new(|_| 10 * MS);
-    let ids = [7, 3, 9, 3];
+// ANCHOR: first_error
+#[test]
+fn an_error_stops_the_other_requests() {
+    paused(|| async {
+        // Id 3 fails after 10 ms; the others would need 100 ms.
+        let probe = Probe::default();
+        let ctx = Context::new(&probe, |id| if id == 3 { 10 * MS } else { 100 * MS }).failing(&[3]);
 
-    run(&ctx, &ids).await.expect("no request fails here");
+        let start = Instant::now();
+        let result = run(&ctx, &[1, 2, 3, 4, 5]).await;
 
-    let mut asked = ctx.asked.borrow().clone();
-    asked.sort();
-    assert_eq!(asked, [3, 3, 7, 9]);
+        assert_eq!(result, Err(FetchError { id: 3 }));
+        assert_eq!(
+            start.elapsed(),
+            10 * MS,
+            "fan_out should return as soon as one request fails, not wait for the others"
+        );
+        assert_eq!(
+            probe.requests.now(),
+            0,
+            "no request may outlive the call to fan_out"
+        );
+
+        // Give any request that escaped the call plenty of time to finish on its own.
+        sleep(1000 * MS).await;
+        assert_eq!(
+            probe.finished.get(),
+            1,
+            "only the failed request may run to the end"
+        );
+    });
 }
-
-#[tokio::test(start_paused = true)]
-async fn an_empty_list_is_not_an_error() {
-    let ctx = Context::new(|_| 100 * MS);
-    let start = Instant::now();
-
-    assert_eq!(run(&ctx, &[]).await, Ok(vec![]));
-    assert_eq!(start.elapsed(), Duration::ZERO);
-}
-
-#[tokio::test(start_paused = true)]
-async fn an_error_comes_back_to_the_caller() {
-    let ctx = Context::new(|_| 100 * MS).failing(3);
-
-    let result = run(&ctx, &[1, 2, 3, 4, 5]).await;
-
-    assert_eq!(
-        result,
-        Err(FetchError { id: 3 }),
-        "the failed request's error must reach the caller, not be printed and dropped"
-    );
-}
-
-#[tokio::test(start_paused = true)]
-async fn an_error_stops_the_other_requests() {
-    // Id 3 fails after 10 ms; the others would need 100 ms.
-    let ctx = Context::new(|id| if id == 3 { 10 * MS } else { 100 * MS }).failing(3);
-
-    let start = Instant::now();
-    let result = run(&ctx, &[1, 2, 3, 4, 5]).await;
-
-    assert_eq!(result, Err(FetchError { id: 3 }));
-    assert_eq!(
-        start.elapsed(),
-        10 * MS,
-        "fan_out should return as soon as one request fails, not wait for the others"
-    );
-    assert_eq!(
-        ctx.in_flight.get(),
-        0,
-        "no request may outlive the call to fan_out"
-    );
-
-    // Give any request that escaped the call plenty of time to finish on its own.
-    sleep(1000 * MS).await;
-    assert_eq!(
-        ctx.finished.get(),
-        1,
-        "only the failed request may run to the end"
-    );
-}
+// ANCHOR_END: first_error

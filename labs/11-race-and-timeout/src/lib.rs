@@ -1,9 +1,10 @@
 //! Lab 11: races and timeouts.
 //!
-//! Three small functions, each about a fixed number of futures: race two replicas,
-//! put a deadline on a future, and run two lookups side by side. The starter awaits
-//! one future after the other. Make them run together, inside the function, with no
-//! task spawned. Task and hints: README.md next to this file.
+//! Four small functions, each about a fixed number of futures: race two replicas,
+//! put a deadline on a future, run two lookups side by side, and read lines while
+//! sending heartbeats. The first three await one future after the other: make them
+//! run together, inside the function, with no task spawned. The fourth races, but
+//! loses data when it does. Task and hints: README.md next to this file.
 
 use std::fmt;
 use std::time::Duration;
@@ -28,10 +29,22 @@ impl std::error::Error for Missing {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimedOut;
 
-/// A key-value store. The tests implement it with `Rc` and `Cell` state.
+/// A key-value store. The tests implement it with `Cell` and `RefCell` state.
 pub trait Store {
     fn get(&self, key: &str) -> impl Future<Output = Result<String, Missing>>;
 }
+
+// ANCHOR: connection
+/// A connection that delivers text lines, each of which may arrive in several pieces.
+/// The tests implement it.
+pub trait Connection {
+    /// Waits for the next whole line (without its `\n`); `None` once the input has ended.
+    ///
+    /// **Not cancel safe**: the future collects the pieces of a line as they arrive. If
+    /// it is dropped before the line is whole, the pieces it took are lost.
+    fn next_line(&self) -> impl Future<Output = Option<String>>;
+}
+// ANCHOR_END: connection
 
 // ANCHOR: starter
 /// Asks both replicas for `key` and returns the first answer, `Ok` or `Err`.
@@ -60,5 +73,24 @@ pub async fn both<S: Store>(store: &S, a: &str, b: &str) -> Result<(String, Stri
     let first = store.get(a).await?;
     let second = store.get(b).await?;
     Ok((first, second))
+}
+
+/// Reads every line from `input` until it ends, and returns them in order. While it
+/// waits, it calls `heartbeat()` each time `every` passes without a line or a heartbeat.
+pub async fn read_lines<C: Connection>(
+    input: &C,
+    every: Duration,
+    mut heartbeat: impl FnMut(),
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    loop {
+        tokio::select! {
+            line = input.next_line() => match line {
+                Some(line) => lines.push(line),
+                None => return lines,
+            },
+            () = tokio::time::sleep(every) => heartbeat(),
+        }
+    }
 }
 // ANCHOR_END: starter

@@ -1,81 +1,131 @@
 //! Tests for lab 11, written once: labs/11-race-and-timeout and
-//! solutions/11-race-and-timeout both run this file. The fake store keeps its state in
-//! `Rc` and `Cell`, and every test runs in virtual time (`start_paused`), so "returns
-//! at 30 ms" and "the loser was dropped at 30 ms" are exact checks.
+//! solutions/11-race-and-timeout both run this file. The fakes borrow a `Probe` owned by
+//! the test, which counts in `Cell`, `RefCell` and a `Gauge` (lab-support): nothing here
+//! is `Send`, `Sync` or `'static`. Every test runs in virtual time (tokio's paused
+//! clock), so "returns at 30 ms" and "the loser was dropped at 30 ms" are exact checks,
+//! and under watchdogs, so a wrong answer fails its test instead of hanging it.
 
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
 use std::time::Duration;
 
-use race_and_timeout::{Missing, Store, TimedOut, both, first_answer, with_timeout};
-use tokio::time::{Instant, sleep};
+use lab_support::{Gauge, PollBudget, paused};
+use race_and_timeout::{
+    Connection, Missing, Store, TimedOut, both, first_answer, read_lines, with_timeout,
+};
+use tokio::time::{Instant, sleep, sleep_until};
 
 const MS: Duration = Duration::from_millis(1);
 
+/// Awaits `fut` (a call into your code) under a poll budget far above what a right
+/// answer needs: only busy polling, which also freezes the paused clock, reaches it.
+async fn call<F: Future>(fut: F) -> F::Output {
+    PollBudget::new(1000, "the future under test", Box::pin(fut))
+        .await
+        .0
+}
+
+/// What the test watches. Owned by the test, lent to every fake.
+struct Probe {
+    start: Instant,
+    /// Lookups in flight now, the most at once, and how many started (all replicas).
+    lookups: Gauge,
+    /// Each lookup started, by replica name.
+    asked: RefCell<Vec<&'static str>>,
+    /// Each lookup that ran to the end, by replica name.
+    finished: RefCell<Vec<&'static str>>,
+    /// Each lookup dropped before it finished: replica name, and when.
+    dropped: RefCell<Vec<(&'static str, Duration)>>,
+}
+
+impl Probe {
+    fn new() -> Self {
+        Probe {
+            start: Instant::now(),
+            lookups: Gauge::new(),
+            asked: RefCell::default(),
+            finished: RefCell::default(),
+            dropped: RefCell::default(),
+        }
+    }
+
+    fn count(list: &RefCell<Vec<&'static str>>, replica: &str) -> usize {
+        list.borrow()
+            .iter()
+            .filter(|&&name| name == replica)
+            .count()
+    }
+
+    fn asked(&self, replica: &str) -> usize {
+        Self::count(&self.asked, replica)
+    }
+
+    fn finished(&self, replica: &str) -> usize {
+        Self::count(&self.finished, replica)
+    }
+
+    /// When the lookups of `replica` that never finished were dropped.
+    fn dropped_at(&self, replica: &str) -> Vec<Duration> {
+        let dropped = self.dropped.borrow();
+        dropped
+            .iter()
+            .filter(|(name, _)| *name == replica)
+            .map(|&(_, at)| at)
+            .collect()
+    }
+}
+
 // ANCHOR: replica
-/// A fake replica: answers after a delay that depends on the key. Not `Send`, not `Sync`.
-struct Replica {
+/// A fake replica: answers after a delay that depends on the key. It borrows the
+/// test's probe: not `Send`, not `Sync`, not `'static`.
+struct Replica<'t> {
     name: &'static str,
     latency: fn(&str) -> Duration,
     /// The key this replica has no value for, if any.
     missing: Option<&'static str>,
-    /// Lookups started.
-    asked: Cell<usize>,
-    /// Lookups started and neither finished nor dropped yet.
-    in_flight: Rc<Cell<usize>>,
-    peak: Cell<usize>,
-    /// Lookups that ran to the end.
-    finished: Cell<usize>,
-    /// When each unfinished lookup was dropped, measured from the test's start.
-    dropped_at: Rc<RefCell<Vec<Duration>>>,
-    start: Instant,
+    probe: &'t Probe,
 }
 // ANCHOR_END: replica
 
-impl Replica {
-    fn new(name: &'static str, latency: fn(&str) -> Duration) -> Self {
+impl<'t> Replica<'t> {
+    fn new(name: &'static str, probe: &'t Probe, latency: fn(&str) -> Duration) -> Self {
         Replica {
             name,
             latency,
             missing: None,
-            asked: Cell::new(0),
-            in_flight: Rc::new(Cell::new(0)),
-            peak: Cell::new(0),
-            finished: Cell::new(0),
-            dropped_at: Rc::new(RefCell::new(Vec::new())),
-            start: Instant::now(),
+            probe,
         }
     }
 
-    fn missing(mut self, key: &'static str) -> Self {
-        self.missing = Some(key);
-        self
+    fn missing(self, key: &'static str) -> Self {
+        Replica {
+            missing: Some(key),
+            ..self
+        }
     }
 }
 
-/// Counts a lookup as in flight until it is dropped; records when, if it never finished.
-struct Lookup<'a> {
-    replica: &'a Replica,
+/// Records when a lookup is dropped, if it never finished.
+struct Unfinished<'t> {
+    replica: &'t Replica<'t>,
     done: bool,
 }
 
-impl Drop for Lookup<'_> {
+impl Drop for Unfinished<'_> {
     fn drop(&mut self) {
-        let in_flight = &self.replica.in_flight;
-        in_flight.set(in_flight.get() - 1);
+        let probe = self.replica.probe;
         if !self.done {
-            let at = self.replica.start.elapsed();
-            self.replica.dropped_at.borrow_mut().push(at);
+            let at = probe.start.elapsed();
+            probe.dropped.borrow_mut().push((self.replica.name, at));
         }
     }
 }
 
-impl Store for Replica {
+impl Store for Replica<'_> {
     async fn get(&self, key: &str) -> Result<String, Missing> {
-        self.asked.set(self.asked.get() + 1);
-        self.in_flight.set(self.in_flight.get() + 1);
-        self.peak.set(self.peak.get().max(self.in_flight.get()));
-        let mut lookup = Lookup {
+        let probe = self.probe;
+        probe.asked.borrow_mut().push(self.name);
+        let _in_flight = probe.lookups.enter(); // until finished or dropped
+        let mut lookup = Unfinished {
             replica: self,
             done: false,
         };
@@ -83,7 +133,7 @@ impl Store for Replica {
         sleep((self.latency)(key)).await;
 
         lookup.done = true;
-        self.finished.set(self.finished.get() + 1);
+        probe.finished.borrow_mut().push(self.name);
         if self.missing == Some(key) {
             return Err(Missing { key: key.into() });
         }
@@ -92,123 +142,342 @@ impl Store for Replica {
 }
 
 // ANCHOR: race
-#[tokio::test(start_paused = true)]
-async fn first_answer_is_the_faster_replica() {
-    let primary = Replica::new("primary", |_| 100 * MS);
-    let backup = Replica::new("backup", |_| 30 * MS);
+#[test]
+fn first_answer_is_the_faster_replica() {
+    paused(|| async {
+        let probe = Probe::new();
+        let primary = Replica::new("primary", &probe, |_| 100 * MS);
+        let backup = Replica::new("backup", &probe, |_| 30 * MS);
 
-    let start = Instant::now();
-    let answer = first_answer(&primary, &backup, "k").await;
+        let start = Instant::now();
+        let answer = call(first_answer(&primary, &backup, "k")).await;
 
-    assert_eq!(answer, Ok("backup:k".to_string()));
-    assert_eq!(start.elapsed(), 30 * MS, "the backup answers after 30 ms");
-    assert_eq!(
-        *primary.dropped_at.borrow(),
-        [30 * MS],
-        "the primary's lookup must be dropped when the backup wins, at 30 ms"
-    );
+        assert_eq!(answer, Ok("backup:k".to_string()));
+        assert_eq!(start.elapsed(), 30 * MS, "the backup answers after 30 ms");
+        assert_eq!(
+            probe.dropped_at("primary"),
+            [30 * MS],
+            "the primary's lookup must be dropped when the backup wins, at 30 ms"
+        );
+    });
 }
 // ANCHOR_END: race
 
-#[tokio::test(start_paused = true)]
-async fn first_answer_asks_both_and_drops_the_loser() {
-    let primary = Replica::new("primary", |_| 30 * MS);
-    let backup = Replica::new("backup", |_| 100 * MS);
+#[test]
+fn first_answer_asks_both_and_drops_the_loser() {
+    paused(|| async {
+        let probe = Probe::new();
+        let primary = Replica::new("primary", &probe, |_| 30 * MS);
+        let backup = Replica::new("backup", &probe, |_| 100 * MS);
 
-    let answer = first_answer(&primary, &backup, "k").await;
+        let answer = call(first_answer(&primary, &backup, "k")).await;
 
-    assert_eq!(answer, Ok("primary:k".to_string()));
-    assert_eq!(backup.asked.get(), 1, "both replicas must be asked at once");
-    assert_eq!(
-        backup.in_flight.get(),
-        0,
-        "the loser must not outlive the call"
-    );
-    assert_eq!(*backup.dropped_at.borrow(), [30 * MS]);
+        assert_eq!(answer, Ok("primary:k".to_string()));
+        assert_eq!(
+            probe.asked("backup"),
+            1,
+            "both replicas must be asked at once"
+        );
+        assert_eq!(
+            probe.lookups.now(),
+            0,
+            "the loser must not outlive the call"
+        );
+        assert_eq!(probe.dropped_at("backup"), [30 * MS]);
 
-    sleep(1000 * MS).await;
-    assert_eq!(backup.finished.get(), 0, "the loser never runs to the end");
+        sleep(1000 * MS).await;
+        assert_eq!(
+            probe.finished("backup"),
+            0,
+            "the loser never runs to the end"
+        );
+    });
 }
 
-#[tokio::test(start_paused = true)]
-async fn first_answer_an_error_is_an_answer_too() {
-    let primary = Replica::new("primary", |_| 10 * MS).missing("k");
-    let backup = Replica::new("backup", |_| 50 * MS);
+#[test]
+fn first_answer_an_error_is_an_answer_too() {
+    paused(|| async {
+        let probe = Probe::new();
+        let primary = Replica::new("primary", &probe, |_| 10 * MS).missing("k");
+        let backup = Replica::new("backup", &probe, |_| 50 * MS);
 
-    let start = Instant::now();
-    let answer = first_answer(&primary, &backup, "k").await;
+        let start = Instant::now();
+        let answer = call(first_answer(&primary, &backup, "k")).await;
 
-    assert_eq!(answer, Err(Missing { key: "k".into() }));
-    assert_eq!(
-        start.elapsed(),
-        10 * MS,
-        "the first answer wins, even an error"
-    );
-    assert_eq!(*backup.dropped_at.borrow(), [10 * MS]);
+        assert_eq!(answer, Err(Missing { key: "k".into() }));
+        assert_eq!(
+            start.elapsed(),
+            10 * MS,
+            "the first answer wins, even an error"
+        );
+        assert_eq!(probe.dropped_at("backup"), [10 * MS]);
+    });
 }
 
-#[tokio::test(start_paused = true)]
-async fn with_timeout_returns_what_finishes_in_time() {
-    let start = Instant::now();
-    let output = with_timeout(100 * MS, async {
-        sleep(50 * MS).await;
-        7
-    })
-    .await;
+#[test]
+fn first_answer_a_backup_error_is_an_answer_too() {
+    paused(|| async {
+        // The other way round: the backup answers first, with an error.
+        let probe = Probe::new();
+        let primary = Replica::new("primary", &probe, |_| 50 * MS);
+        let backup = Replica::new("backup", &probe, |_| 10 * MS).missing("k");
 
-    assert_eq!(output, Ok(7));
-    assert_eq!(start.elapsed(), 50 * MS, "no need to wait for the limit");
+        let start = Instant::now();
+        let answer = call(first_answer(&primary, &backup, "k")).await;
+
+        assert_eq!(
+            answer,
+            Err(Missing { key: "k".into() }),
+            "the backup answered first, with an error: that is the answer, whichever \
+             replica gives it"
+        );
+        assert_eq!(start.elapsed(), 10 * MS);
+        assert_eq!(probe.dropped_at("primary"), [10 * MS]);
+    });
+}
+
+#[test]
+fn with_timeout_returns_what_finishes_in_time() {
+    paused(|| async {
+        let start = Instant::now();
+        let output = call(with_timeout(100 * MS, async {
+            sleep(50 * MS).await;
+            7
+        }))
+        .await;
+
+        assert_eq!(output, Ok(7));
+        assert_eq!(start.elapsed(), 50 * MS, "no need to wait for the limit");
+    });
 }
 
 // ANCHOR: timeout
-#[tokio::test(start_paused = true)]
-async fn with_timeout_gives_up_at_the_limit() {
-    let store = Replica::new("store", |_| 500 * MS);
+#[test]
+fn with_timeout_gives_up_at_the_limit() {
+    paused(|| async {
+        let probe = Probe::new();
+        let store = Replica::new("store", &probe, |_| 500 * MS);
 
-    let start = Instant::now();
-    let output = with_timeout(100 * MS, store.get("slow")).await;
+        let start = Instant::now();
+        let output = call(with_timeout(100 * MS, store.get("slow"))).await;
 
-    assert_eq!(output, Err(TimedOut));
-    assert_eq!(start.elapsed(), 100 * MS, "give up at the limit, not after");
-    assert_eq!(
-        *store.dropped_at.borrow(),
-        [100 * MS],
-        "the lookup must be dropped at the limit"
-    );
+        assert_eq!(output, Err(TimedOut));
+        assert_eq!(start.elapsed(), 100 * MS, "give up at the limit, not after");
+        assert_eq!(
+            probe.dropped_at("store"),
+            [100 * MS],
+            "the lookup must be dropped at the limit"
+        );
+    });
 }
 // ANCHOR_END: timeout
 
-#[tokio::test(start_paused = true)]
-async fn both_runs_the_lookups_concurrently() {
-    let store = Replica::new("store", |key| if key == "a" { 100 * MS } else { 60 * MS });
+#[test]
+fn with_timeout_gives_up_at_any_limit() {
+    paused(|| async {
+        // 37 ms is not a multiple of any tick a timeout might be checked on.
+        let probe = Probe::new();
+        let store = Replica::new("store", &probe, |_| 500 * MS);
 
-    let start = Instant::now();
-    let pair = both(&store, "a", "b").await;
+        let start = Instant::now();
+        let output = call(with_timeout(37 * MS, store.get("slow"))).await;
 
-    assert_eq!(pair, Ok(("store:a".to_string(), "store:b".to_string())));
-    assert_eq!(start.elapsed(), 100 * MS, "100 ms and 60 ms, side by side");
-    assert_eq!(store.peak.get(), 2, "both lookups in flight at once");
+        assert_eq!(output, Err(TimedOut));
+        assert_eq!(
+            start.elapsed(),
+            37 * MS,
+            "give up at exactly the limit: a timer for the whole limit, not a clock \
+             checked every few milliseconds"
+        );
+        assert_eq!(probe.dropped_at("store"), [37 * MS]);
+    });
 }
 
-#[tokio::test(start_paused = true)]
-async fn both_stops_at_the_first_error() {
-    let store =
-        Replica::new("store", |key| if key == "a" { 100 * MS } else { 10 * MS }).missing("b");
+#[test]
+fn both_runs_the_lookups_concurrently() {
+    paused(|| async {
+        let probe = Probe::new();
+        let store = Replica::new(
+            "store",
+            &probe,
+            |key| if key == "a" { 100 * MS } else { 60 * MS },
+        );
 
-    let start = Instant::now();
-    let pair = both(&store, "a", "b").await;
+        let start = Instant::now();
+        let pair = call(both(&store, "a", "b")).await;
 
-    assert_eq!(pair, Err(Missing { key: "b".into() }));
-    assert_eq!(start.elapsed(), 10 * MS, "the error comes back at once");
-    assert_eq!(
-        *store.dropped_at.borrow(),
-        [10 * MS],
-        "lookup a must be dropped when b fails"
+        assert_eq!(pair, Ok(("store:a".to_string(), "store:b".to_string())));
+        assert_eq!(start.elapsed(), 100 * MS, "100 ms and 60 ms, side by side");
+        assert_eq!(probe.lookups.peak(), 2, "both lookups in flight at once");
+    });
+}
+
+#[test]
+fn both_stops_at_the_first_error() {
+    paused(|| async {
+        let probe = Probe::new();
+        let store = Replica::new(
+            "store",
+            &probe,
+            |key| if key == "a" { 100 * MS } else { 10 * MS },
+        )
+        .missing("b");
+
+        let start = Instant::now();
+        let pair = call(both(&store, "a", "b")).await;
+
+        assert_eq!(pair, Err(Missing { key: "b".into() }));
+        assert_eq!(start.elapsed(), 10 * MS, "the error comes back at once");
+        assert_eq!(
+            probe.dropped_at("store"),
+            [10 * MS],
+            "lookup a must be dropped when b fails"
+        );
+        sleep(1000 * MS).await;
+        assert_eq!(
+            probe.finished("store"),
+            1,
+            "only the failed lookup ran to the end"
+        );
+    });
+}
+
+#[test]
+fn both_stops_at_the_first_error_of_either_lookup() {
+    paused(|| async {
+        // The other way round: a fails quickly while b is slow.
+        let probe = Probe::new();
+        let store = Replica::new(
+            "store",
+            &probe,
+            |key| if key == "a" { 10 * MS } else { 100 * MS },
+        )
+        .missing("a");
+
+        let start = Instant::now();
+        let pair = call(both(&store, "a", "b")).await;
+
+        assert_eq!(pair, Err(Missing { key: "a".into() }));
+        assert_eq!(probe.lookups.total(), 2, "both lookups start at once");
+        assert_eq!(
+            start.elapsed(),
+            10 * MS,
+            "a failed at 10 ms: its error must come back then, not once b is done"
+        );
+        assert_eq!(
+            probe.dropped_at("store"),
+            [10 * MS],
+            "b is dropped at 10 ms"
+        );
+    });
+}
+
+/// A fake connection: pieces of text that arrive at set times, like a socket. A piece
+/// that has arrived waits in the connection until a `next_line` future takes it; the
+/// pieces a future has taken live in that future only.
+struct Wire<'t> {
+    /// (arrival time, piece), in order. A line ends with a piece ending in '\n'.
+    pieces: Vec<(Duration, &'static str)>,
+    /// When the other side closes the connection.
+    closes_at: Duration,
+    /// The first piece no `next_line` future has taken yet.
+    next: Cell<usize>,
+    probe: &'t Probe,
+}
+
+impl Connection for Wire<'_> {
+    async fn next_line(&self) -> Option<String> {
+        let start = self.probe.start;
+        let mut line = String::new(); // dropped with this future, pieces and all
+        loop {
+            let Some(&(at, piece)) = self.pieces.get(self.next.get()) else {
+                sleep_until(start + self.closes_at).await;
+                return None;
+            };
+            if Instant::now() < start + at {
+                sleep_until(start + at).await;
+            }
+            self.next.set(self.next.get() + 1); // taken: now only in `line`
+            line.push_str(piece);
+            if let Some(whole) = line.strip_suffix('\n') {
+                return Some(whole.to_string());
+            }
+        }
+    }
+}
+
+/// A heartbeat: records when it happened, and fails at once if heartbeats pile up.
+fn beat(probe: &Probe, beats: &RefCell<Vec<Duration>>) {
+    let mut beats = beats.borrow_mut();
+    beats.push(probe.start.elapsed());
+    assert!(
+        beats.len() < 1000,
+        "1000 heartbeats by {:?}: a timer that has fired is ready for ever after; make \
+         a new `sleep` (or reset it) for each round",
+        probe.start.elapsed()
     );
-    sleep(1000 * MS).await;
-    assert_eq!(
-        store.finished.get(),
-        1,
-        "only the failed lookup ran to the end"
-    );
+}
+
+// ANCHOR: cancel_safe
+#[test]
+fn read_lines_loses_no_line_to_a_heartbeat() {
+    paused(|| async {
+        // Two lines arrive in two pieces each, 45 and 35 ms apart; a heartbeat is due
+        // every 20 ms, so heartbeats win while a line is half read.
+        let probe = Probe::new();
+        let wire = Wire {
+            pieces: vec![
+                (5 * MS, "hel"),
+                (50 * MS, "lo\n"),
+                (60 * MS, "wor"),
+                (95 * MS, "ld\n"),
+                (130 * MS, "!\n"),
+            ],
+            closes_at: 160 * MS,
+            next: Cell::new(0),
+            probe: &probe,
+        };
+        let beats = RefCell::new(Vec::new());
+
+        let lines = call(read_lines(&wire, 20 * MS, || beat(&probe, &beats))).await;
+
+        assert_eq!(
+            lines,
+            ["hello", "world", "!"],
+            "a heartbeat that wins the race must not drop the read in progress, or the \
+             pieces it holds are lost: keep one `next_line` future across rounds"
+        );
+        assert_eq!(
+            *beats.borrow(),
+            [20 * MS, 40 * MS, 70 * MS, 90 * MS, 115 * MS, 150 * MS],
+            "a heartbeat each time 20 ms pass without a line or a heartbeat"
+        );
+        assert_eq!(probe.start.elapsed(), 160 * MS, "done when the input ends");
+    });
+}
+// ANCHOR_END: cancel_safe
+
+#[test]
+fn read_lines_beats_only_when_idle() {
+    paused(|| async {
+        // Whole lines at 10, 45 and 50 ms, then nothing until the end at 100 ms.
+        let probe = Probe::new();
+        let wire = Wire {
+            pieces: vec![(10 * MS, "a\n"), (45 * MS, "b\n"), (50 * MS, "c\n")],
+            closes_at: 100 * MS,
+            next: Cell::new(0),
+            probe: &probe,
+        };
+        let beats = RefCell::new(Vec::new());
+
+        let lines = call(read_lines(&wire, 20 * MS, || beat(&probe, &beats))).await;
+
+        assert_eq!(lines, ["a", "b", "c"]);
+        assert_eq!(
+            *beats.borrow(),
+            [30 * MS, 70 * MS, 90 * MS],
+            "a heartbeat is due 20 ms after the last line or heartbeat, not on a fixed \
+             beat (an `interval` ticks at once and ignores lines)"
+        );
+    });
 }

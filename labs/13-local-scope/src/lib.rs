@@ -40,12 +40,10 @@ impl<'env> Scope<'env> {
     /// Polls the jobs: `Ready` once every job has finished, including the jobs that
     /// were spawned while this ran; `Pending` while some job still waits.
     fn run_jobs<'s>(&'s self, running: &mut Running<'s>, cx: &mut Context<'_>) -> Poll<()> {
-        // 1. Start the jobs waiting in `self.inbox`: call each one with `self` and push
-        //    the future it returns into `running`.
-        // 2. Poll `running` once (`running.poll_next_unpin(cx)`).
-        // 3. Decide: `Ready(())`, `Pending`, or go round again. A job may have called
-        //    `spawn` while step 2 polled it.
-        todo!("start the jobs in the inbox, poll them, and say whether all have ended")
+        // Your code: the jobs waiting in `self.inbox` must run, and the answer must hold
+        // for every job, including one that a job spawns while you poll it. The task
+        // and the tools are in README.md; `cargo labs hint 13` when you are stuck.
+        todo!("run_jobs")
     }
 }
 // ANCHOR_END: run_jobs

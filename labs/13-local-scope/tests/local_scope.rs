@@ -1,259 +1,266 @@
 //! Tests for lab 13, written once: labs/13-local-scope and solutions/13-local-scope both
-//! run this file. The data is the caller's own (`&Vec`, `Cell`, `RefCell`, `Rc`), time is
-//! virtual (`start_paused`), and every scope runs under a generous timeout, so a scope
-//! that never finishes fails its test at once instead of hanging it.
+//! run this file. The data is the caller's own (`&Vec`, `Cell`, `RefCell`, and a `Gauge`
+//! from lab-support), and time is virtual (tokio's paused clock). Every scope runs
+//! under three nets, so a wrong `run_jobs` fails its test at once instead of hanging it:
+//! a poll budget (busy polling), a check that `Pending` always comes with a way to be
+//! woken, and a generous timeout in virtual time (a job that is never run again).
 
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
 use std::time::Duration;
 
+use lab_support::{Gauge, MustWake, PollBudget, paused};
 use local_scope::scope;
 use tokio::time::{Instant, sleep, timeout};
 
 const MS: Duration = Duration::from_millis(1);
 
-/// Awaits `future`, or fails the test if it has not finished after 10 virtual seconds.
-async fn within_10s<F: Future>(future: F) -> F::Output {
-    timeout(10_000 * MS, future)
-        .await
-        .expect("the scope never finished: are jobs left waiting in the inbox?")
-}
-
-/// Counts the jobs that exist, started or not: +1 when made, -1 when dropped.
-struct Alive(Rc<Cell<usize>>);
-
-impl Alive {
-    fn new(count: &Rc<Cell<usize>>) -> Self {
-        count.set(count.get() + 1);
-        Alive(Rc::clone(count))
+/// The nets around a scope future: a poll budget far above what a right `run_jobs`
+/// needs (only busy polling reaches it: a scope that wakes itself without progress,
+/// which also freezes the paused clock), and a check that every `Pending` comes with a
+/// way to be woken.
+async fn watched<F: Future>(scope: F) -> F::Output {
+    let checked = MustWake::new(Box::pin(scope));
+    let (result, _polls) = PollBudget::new(10_000, "the scope future", checked).await;
+    match result {
+        Ok((value, _polls)) => value,
+        Err(why) => panic!("the scope future, {why}"),
     }
 }
 
-impl Drop for Alive {
-    fn drop(&mut self) {
-        self.0.set(self.0.get() - 1);
-    }
+/// Awaits the scope, or fails the test if it has not finished after 10 virtual seconds.
+async fn within_10s<F: Future>(scope: F) -> F::Output {
+    timeout(10_000 * MS, watched(scope)).await.expect(
+        "the scope never finished: a job left in the inbox, or a job that was woken \
+         and never polled again?",
+    )
 }
 
-/// Counts jobs running at once, and the most at any time.
-#[derive(Default)]
-struct Load {
-    now: Cell<usize>,
-    peak: Cell<usize>,
+/// Counts jobs at work: now, the most at once, and how many ever started.
+async fn work(jobs: &Gauge, time: Duration) {
+    let _working = jobs.enter();
+    sleep(time).await;
 }
 
-impl Load {
-    async fn work(&self, time: Duration) {
-        self.now.set(self.now.get() + 1);
-        self.peak.set(self.peak.get().max(self.now.get()));
-        sleep(time).await;
-        self.now.set(self.now.get() - 1);
-    }
+#[test]
+fn an_empty_scope_returns_the_body_value() {
+    paused(|| async {
+        let start = Instant::now();
+
+        let value = within_10s(scope(async |_| 42)).await;
+
+        assert_eq!(value, 42);
+        assert_eq!(start.elapsed(), Duration::ZERO);
+    });
 }
 
-#[tokio::test(start_paused = true)]
-async fn an_empty_scope_returns_the_body_value() {
-    let start = Instant::now();
+#[test]
+fn jobs_borrow_from_the_caller() {
+    paused(|| async {
+        let names = vec![
+            "ada".to_string(),
+            "grace".to_string(),
+            "barbara".to_string(),
+        ];
+        let log = &RefCell::new(Vec::new());
 
-    let value = within_10s(scope(async |_| 42)).await;
+        let count = within_10s(scope(async |s| {
+            for name in &names {
+                s.spawn(async move |_| {
+                    sleep(10 * MS).await;
+                    log.borrow_mut().push(format!("hello {name}"));
+                });
+            }
+            names.len()
+        }))
+        .await;
 
-    assert_eq!(value, 42);
-    assert_eq!(start.elapsed(), Duration::ZERO);
-}
-
-#[tokio::test(start_paused = true)]
-async fn jobs_borrow_from_the_caller() {
-    let names = vec![
-        "ada".to_string(),
-        "grace".to_string(),
-        "barbara".to_string(),
-    ];
-    let log = &RefCell::new(Vec::new());
-
-    let count = within_10s(scope(async |s| {
-        for name in &names {
-            s.spawn(async move |_| {
-                sleep(10 * MS).await;
-                log.borrow_mut().push(format!("hello {name}"));
-            });
-        }
-        names.len()
-    }))
-    .await;
-
-    assert_eq!(count, 3);
-    let mut log = log.take();
-    log.sort();
-    assert_eq!(log, ["hello ada", "hello barbara", "hello grace"]);
-    assert_eq!(names.len(), 3, "the scope only borrowed `names`");
+        assert_eq!(count, 3);
+        let mut log = log.take();
+        log.sort();
+        assert_eq!(log, ["hello ada", "hello barbara", "hello grace"]);
+        assert_eq!(names.len(), 3, "the scope only borrowed `names`");
+    });
 }
 
 // ANCHOR: concurrently
-#[tokio::test(start_paused = true)]
-async fn jobs_run_concurrently() {
-    let load = Load::default();
+#[test]
+fn jobs_run_concurrently() {
+    paused(|| async {
+        let jobs = Gauge::new();
 
-    let start = Instant::now();
-    within_10s(scope(async |s| {
-        for _ in 0..10 {
-            s.spawn(async |_| load.work(100 * MS).await);
-        }
-    }))
-    .await;
+        let start = Instant::now();
+        within_10s(scope(async |s| {
+            for _ in 0..1000 {
+                s.spawn(async |_| work(&jobs, 100 * MS).await);
+            }
+        }))
+        .await;
 
-    assert_eq!(
-        start.elapsed(),
-        100 * MS,
-        "10 jobs of 100 ms should take 100 ms"
-    );
-    assert_eq!(load.peak.get(), 10, "all 10 jobs should run at once");
+        assert_eq!(
+            start.elapsed(),
+            100 * MS,
+            "1000 jobs of 100 ms should take 100 ms"
+        );
+        assert_eq!(jobs.peak(), 1000, "all 1000 jobs should run at once");
+    });
 }
 // ANCHOR_END: concurrently
 
-#[tokio::test(start_paused = true)]
-async fn the_scope_waits_for_every_job() {
-    let done = Cell::new(0);
+#[test]
+fn the_scope_waits_for_every_job() {
+    paused(|| async {
+        let done = Cell::new(0);
 
-    let start = Instant::now();
-    let value = within_10s(scope(async |s| {
-        s.spawn(async |_| {
-            sleep(100 * MS).await;
-            done.set(done.get() + 1);
-        });
-        sleep(30 * MS).await;
-        s.spawn(async |_| {
-            sleep(100 * MS).await;
-            done.set(done.get() + 1);
-        });
-        "the body's value"
-    }))
-    .await;
+        let start = Instant::now();
+        let value = within_10s(scope(async |s| {
+            s.spawn(async |_| {
+                sleep(100 * MS).await;
+                done.set(done.get() + 1);
+            });
+            sleep(30 * MS).await;
+            s.spawn(async |_| {
+                sleep(100 * MS).await;
+                done.set(done.get() + 1);
+            });
+            "the body's value"
+        }))
+        .await;
 
-    assert_eq!(value, "the body's value");
-    assert_eq!(
-        done.get(),
-        2,
-        "the scope must not return before its jobs end"
-    );
-    assert_eq!(
-        start.elapsed(),
-        130 * MS,
-        "the second job starts at 30 ms and takes 100 ms"
-    );
+        assert_eq!(value, "the body's value");
+        assert_eq!(
+            done.get(),
+            2,
+            "the scope must not return before its jobs end"
+        );
+        assert_eq!(
+            start.elapsed(),
+            130 * MS,
+            "the second job starts at 30 ms and takes 100 ms"
+        );
+    });
 }
 
 // ANCHOR: nested
-#[tokio::test(start_paused = true)]
-async fn a_job_can_spawn_a_job() {
-    // The case moro-local 0.4 panics on: `spawn` called from inside a running job.
-    let ran = RefCell::new(Vec::new());
+#[test]
+fn a_job_can_spawn_a_job() {
+    paused(|| async {
+        // The case moro-local 0.4 panics on: `spawn` called from inside a running job.
+        let ran = RefCell::new(Vec::new());
 
-    within_10s(scope(async |s| {
-        s.spawn(async |s| {
-            ran.borrow_mut().push("child");
+        within_10s(scope(async |s| {
             s.spawn(async |s| {
-                ran.borrow_mut().push("grandchild");
-                s.spawn(async |_| {
-                    sleep(100 * MS).await;
-                    ran.borrow_mut().push("great-grandchild");
+                ran.borrow_mut().push("child");
+                s.spawn(async |s| {
+                    ran.borrow_mut().push("grandchild");
+                    s.spawn(async |_| {
+                        sleep(100 * MS).await;
+                        ran.borrow_mut().push("great-grandchild");
+                    });
                 });
             });
-        });
-    }))
-    .await;
+        }))
+        .await;
 
-    assert_eq!(*ran.borrow(), ["child", "grandchild", "great-grandchild"]);
+        assert_eq!(*ran.borrow(), ["child", "grandchild", "great-grandchild"]);
+    });
 }
 // ANCHOR_END: nested
 
-#[tokio::test(start_paused = true)]
-async fn nested_jobs_start_at_once() {
-    // Each job spawns its child, then works: the three run side by side.
-    let load = Load::default();
+#[test]
+fn nested_jobs_start_at_once() {
+    paused(|| async {
+        // Each job spawns its child, then works: the three run side by side.
+        let jobs = Gauge::new();
 
-    let start = Instant::now();
-    within_10s(scope(async |s| {
-        s.spawn(async |s| {
+        let start = Instant::now();
+        within_10s(scope(async |s| {
             s.spawn(async |s| {
-                s.spawn(async |_| load.work(100 * MS).await);
-                load.work(100 * MS).await;
-            });
-            load.work(100 * MS).await;
-        });
-    }))
-    .await;
-
-    assert_eq!(
-        start.elapsed(),
-        100 * MS,
-        "a job spawned by a running job should start right away, not when its parent wakes"
-    );
-    assert_eq!(load.peak.get(), 3);
-}
-
-#[tokio::test(start_paused = true)]
-async fn nested_jobs_run_concurrently() {
-    // 3 jobs of 100 ms, each spawning a child of 100 ms when it is done.
-    let load = Load::default();
-    let finished = Cell::new(0);
-
-    let start = Instant::now();
-    within_10s(scope(async |s| {
-        for _ in 0..3 {
-            s.spawn(async |s| {
-                load.work(100 * MS).await;
-                s.spawn(async |_| {
-                    load.work(100 * MS).await;
-                    finished.set(finished.get() + 1);
-                });
-                finished.set(finished.get() + 1);
-            });
-        }
-    }))
-    .await;
-
-    assert_eq!(finished.get(), 6);
-    assert_eq!(start.elapsed(), 200 * MS, "two rounds of 100 ms, not six");
-    assert_eq!(load.peak.get(), 3);
-}
-
-// ANCHOR: dropped
-#[tokio::test(start_paused = true)]
-async fn dropping_the_scope_drops_every_job() {
-    let alive = Rc::new(Cell::new(0));
-    let finished = Cell::new(0);
-
-    let result = timeout(
-        50 * MS,
-        scope(async |s| {
-            for _ in 0..3 {
-                let guard = Alive::new(&alive);
                 s.spawn(async |s| {
-                    let _guard = guard;
-                    let inner = Alive::new(&alive);
+                    s.spawn(async |_| work(&jobs, 100 * MS).await);
+                    work(&jobs, 100 * MS).await;
+                });
+                work(&jobs, 100 * MS).await;
+            });
+        }))
+        .await;
+
+        assert_eq!(
+            start.elapsed(),
+            100 * MS,
+            "a job spawned by a running job should start right away, not when its parent wakes"
+        );
+        assert_eq!(jobs.peak(), 3);
+    });
+}
+
+#[test]
+fn nested_jobs_run_concurrently() {
+    paused(|| async {
+        // 3 jobs of 100 ms, each spawning a child of 100 ms when it is done.
+        let jobs = Gauge::new();
+        let finished = Cell::new(0);
+
+        let start = Instant::now();
+        within_10s(scope(async |s| {
+            for _ in 0..3 {
+                s.spawn(async |s| {
+                    work(&jobs, 100 * MS).await;
                     s.spawn(async |_| {
-                        let _inner = inner;
-                        sleep(1000 * MS).await;
+                        work(&jobs, 100 * MS).await;
                         finished.set(finished.get() + 1);
                     });
-                    sleep(1000 * MS).await;
                     finished.set(finished.get() + 1);
                 });
             }
-        }),
-    )
-    .await;
+        }))
+        .await;
 
-    assert!(
-        result.is_err(),
-        "the scope should still be running at 50 ms"
-    );
-    assert_eq!(alive.get(), 0, "no job may outlive the scope future");
-    sleep(5000 * MS).await;
-    assert_eq!(
-        finished.get(),
-        0,
-        "no job may run after the scope is dropped"
-    );
+        assert_eq!(finished.get(), 6);
+        assert_eq!(start.elapsed(), 200 * MS, "two rounds of 100 ms, not six");
+        assert_eq!(jobs.peak(), 3);
+    });
+}
+
+// ANCHOR: dropped
+#[test]
+fn dropping_the_scope_drops_every_job() {
+    paused(|| async {
+        let alive = Gauge::new();
+        let finished = Cell::new(0);
+
+        let result = timeout(
+            50 * MS,
+            watched(scope(async |s| {
+                for _ in 0..3 {
+                    let guard = alive.enter();
+                    s.spawn(async |s| {
+                        let _guard = guard;
+                        let inner = alive.enter();
+                        s.spawn(async |_| {
+                            let _inner = inner;
+                            sleep(1000 * MS).await;
+                            finished.set(finished.get() + 1);
+                        });
+                        sleep(1000 * MS).await;
+                        finished.set(finished.get() + 1);
+                    });
+                }
+            })),
+        )
+        .await;
+
+        assert!(
+            result.is_err(),
+            "the scope should still be running at 50 ms"
+        );
+        assert_eq!(alive.total(), 6, "three jobs, each with a child, were made");
+        assert_eq!(alive.now(), 0, "no job may outlive the scope future");
+        sleep(5000 * MS).await;
+        assert_eq!(
+            finished.get(),
+            0,
+            "no job may run after the scope is dropped"
+        );
+    });
 }
 // ANCHOR_END: dropped

@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::lesson::{self, Forbid};
 
@@ -16,12 +17,16 @@ pub struct Paths {
 
 impl Paths {
     pub fn locate() -> Paths {
-        // `cargo run` (hence `cargo labs`) sets CARGO_MANIFEST_DIR for the program it runs;
-        // prefer it to the compile-time path, so a binary built from another checkout
-        // never reports on the wrong tree.
-        let runner = std::env::var_os("CARGO_MANIFEST_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+        // LABS_DIR points the runner at another labs/ folder (the runner's own tests use a
+        // fixture workspace). Otherwise: `cargo run` (hence `cargo labs`) sets
+        // CARGO_MANIFEST_DIR for the program it runs; prefer it to the compile-time path,
+        // so a binary built from another checkout never reports on the wrong tree.
+        let runner = match std::env::var_os("LABS_DIR") {
+            Some(labs) => PathBuf::from(labs).join("runner"),
+            None => std::env::var_os("CARGO_MANIFEST_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR"))),
+        };
         let labs = runner.parent().expect("labs/").to_path_buf();
         let root = labs.parent().expect("repository root").to_path_buf();
         let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -37,11 +42,56 @@ impl Paths {
 }
 
 impl Paths {
+    /// A page of the book online: `book-url` in labs/Cargo.toml's
+    /// `[workspace.metadata.labs]`, or else GitHub Pages' address for the repository's
+    /// `origin` remote when that is on GitHub; `None` without either (an offline kit).
+    pub fn book_url(&self, page: &str) -> Option<String> {
+        static BASE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+        let base = BASE.get_or_init(|| {
+            let configured = read_toml(&self.labs.join("Cargo.toml")).ok().and_then(|t| {
+                t.get("workspace")?
+                    .get("metadata")?
+                    .get("labs")?
+                    .get("book-url")?
+                    .as_str()
+                    .map(str::to_owned)
+            });
+            configured
+                .filter(|u| !u.is_empty())
+                .or_else(|| github_pages(&self.root))
+        });
+        base.as_ref()
+            .map(|b| format!("{}/{}", b.trim_end_matches('/'), html(page)))
+    }
+
     /// target/labs-runner/: what the runner generates (clippy.toml files, hint counters,
     /// wrong-answer crates).
     pub fn runner_dir(&self) -> PathBuf {
         self.target.join("labs-runner")
     }
+}
+
+/// "https://github.com/owner/repo(.git)" or "git@github.com:owner/repo.git" ->
+/// "https://owner.github.io/repo".
+fn github_pages(root: &Path) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["remote", "get-url", "origin"])
+        .output()
+        .ok()?;
+    pages_url(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+fn pages_url(remote: &str) -> Option<String> {
+    let rest = remote
+        .strip_prefix("https://github.com/")
+        .or_else(|| remote.strip_prefix("git@github.com:"))
+        .or_else(|| remote.strip_prefix("ssh://git@github.com/"))?;
+    let (owner, repo) = rest.trim_end_matches('/').split_once('/')?;
+    let repo = repo.trim_end_matches(".git");
+    (!owner.is_empty() && !repo.is_empty() && !repo.contains('/'))
+        .then(|| format!("https://{}.github.io/{repo}", owner.to_lowercase()))
 }
 
 /// How a lab's starter code is meant to fail.
@@ -72,16 +122,37 @@ pub struct Lab {
     pub starter: Expect,
     /// What the learner's src/ must no longer use once the tests pass (`forbid`).
     pub forbid: Vec<Forbid>,
+    /// `time-limit` (seconds): a test binary running longer is stopped as hung.
+    pub time_limit: Option<Duration>,
+}
+
+/// A test binary still running after this long is stopped (it hangs), unless the lab's
+/// `time-limit`, `--time-limit SECS` or `LABS_TIME_LIMIT` says otherwise.
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(60);
+
+impl Lab {
+    /// The time limit for this lab's tests: the command line or environment first, then
+    /// the lab's Cargo.toml, then the default.
+    pub fn time_limit(&self, chosen: Option<Duration>) -> Duration {
+        chosen.or(self.time_limit).unwrap_or(DEFAULT_TIME_LIMIT)
+    }
 }
 
 impl Lab {
-    /// The page as served by `scripts/serve`.
-    pub fn url(&self) -> String {
-        format!(
-            "http://127.0.0.1:3000/{}",
-            self.page.trim_end_matches(".md").to_owned() + ".html"
-        )
+    /// A page of the book (relative to src/) as served by `scripts/serve`.
+    pub fn url(&self, page: &str) -> String {
+        format!("http://127.0.0.1:3000/{}", html(page))
     }
+
+    /// The solution page: the lab page's name with `-solution` ("part3/09-fan-out-solution.md").
+    pub fn solution_page(&self) -> String {
+        format!("{}-solution.md", self.page.trim_end_matches(".md"))
+    }
+}
+
+/// "part3/09-fan-out.md" -> "part3/09-fan-out.html"
+pub fn html(page: &str) -> String {
+    format!("{}.html", page.trim_end_matches(".md"))
 }
 
 /// Lab folders are exactly those named `NN-slug` (two digits, a dash).
@@ -142,20 +213,35 @@ fn read_lab(labs_dir: &Path, slug: &str) -> Result<Lab, String> {
     let starter = match (
         strings(meta.get("starter-errors")),
         strings(meta.get("starter-fails")),
+        strings(meta.get("starter-lesson")),
     ) {
-        (Some(codes), None) => Expect::Errors(codes),
-        (None, Some(tests)) => Expect::Fails(tests),
+        (Some(codes), None, None) => Expect::Errors(codes),
+        (None, Some(tests), None) => Expect::Fails(tests),
+        (None, None, Some(items)) => Expect::Lesson(
+            lesson::parse_list(&items)
+                .map_err(|e| format!("{}: starter-lesson: {e}", manifest.display()))?,
+        ),
         _ => {
             return Err(format!(
-                "{}: say how the starter fails, with exactly one of `starter-errors` or `starter-fails`",
+                "{}: say how the starter fails, with exactly one of `starter-errors`, \
+                 `starter-fails` or `starter-lesson`",
                 manifest.display()
             ));
         }
     };
     let forbid = lesson::parse_list(&strings(meta.get("forbid")).unwrap_or_default())
         .map_err(|e| format!("{}: forbid: {e}", manifest.display()))?;
+    let time_limit = match meta.get("time-limit") {
+        None => None,
+        Some(v) => Some(Duration::from_secs(
+            v.as_integer().filter(|&n| n > 0).ok_or_else(|| {
+                format!("{}: time-limit is a number of seconds", manifest.display())
+            })? as u64,
+        )),
+    };
     Ok(Lab {
         forbid,
+        time_limit,
         slug: slug.to_owned(),
         number: slug[..2].to_owned(),
         package: name
@@ -186,4 +272,17 @@ pub fn find<'a>(labs: &'a [Lab], wanted: &str) -> Result<&'a Lab, String> {
                 known.join(", ")
             )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn github_remotes_give_pages_addresses() {
+        let want = Some("https://someone.github.io/async-book".to_owned());
+        assert_eq!(pages_url("https://github.com/Someone/async-book.git"), want);
+        assert_eq!(pages_url("git@github.com:someone/async-book.git"), want);
+        assert_eq!(pages_url("https://gitlab.com/someone/async-book"), None);
+    }
 }

@@ -6,29 +6,58 @@
 //!   cargo labs check NN        run lab NN's tests and say where it stands
 //!   cargo labs hint NN         reveal lab NN's next hint (`--reset` hides them again)
 //!   cargo labs watch [NN]      re-check on every save (`--poll` to poll instead)
+//!   cargo labs reset NN        put lab NN's src/ back to its starter (keeps a backup)
+//!   cargo labs explain         the errors and panics the book explains (labs/runner/explain.toml)
 //!   cargo labs verify [NN]     maintainers: prove starters red, solutions and wrong answers right
+//!
+//! Options: `--plain` (or NO_COLOR) for projectors and screen readers; `--time-limit SECS`.
 
+mod explain;
 mod hints;
 mod labs;
 mod lesson;
 mod outcome;
+mod report;
+mod reset;
 mod style;
 mod verify;
 mod watch;
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use labs::{Lab, Paths};
-use outcome::{Crate, Outcome};
+use outcome::{Crate, Evaluation};
 
 const USAGE: &str = "\
-usage: cargo labs [board]            show every lab and the next one to do
-       cargo labs check NN           run lab NN's tests and summarize
-       cargo labs hint NN [--reset]  reveal lab NN's next hint
-       cargo labs watch [NN] [--poll]  re-check on save
-       cargo labs verify [NN] [--bless]  maintainers: prove the lab contract";
+usage: cargo labs [board]                show every lab and the next one to do
+       cargo labs check NN               run lab NN's tests and say where it stands
+       cargo labs hint NN [--reset]      reveal lab NN's next hint
+       cargo labs watch [NN] [--poll]    re-check on every save
+       cargo labs reset NN [--yes]       put lab NN's src/ back to its starter
+                                         (your files go to labs/NN-slug/backup/)
+       cargo labs explain                the errors and panics the book explains, and where
+       cargo labs verify [NN] [--bless]  maintainers: prove the lab contract
+       cargo labs explain --check        maintainers: the FAQ page agrees with explain.toml
+options:
+       --plain              no colour, no drawing, one finding per line (also NO_COLOR)
+       --time-limit SECS    stop a test binary that runs longer (default 60; also
+                            LABS_TIME_LIMIT, or time-limit in a lab's Cargo.toml)";
 
 fn main() -> ExitCode {
+    // `cargo labs | head` closes the pipe early: stop quietly instead of panicking.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or("");
+        if text.starts_with("failed printing to stdout") {
+            std::process::exit(0);
+        }
+        default_hook(info);
+    }));
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(code) => code,
@@ -39,13 +68,48 @@ fn main() -> ExitCode {
     }
 }
 
+/// Options that apply to every command.
+pub struct Options {
+    /// `--time-limit SECS` or `LABS_TIME_LIMIT`: overrides every lab's limit.
+    pub time_limit: Option<Duration>,
+}
+
+fn parse_secs(text: &str, from: &str) -> Result<Duration, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n > 0 => Ok(Duration::from_secs(n)),
+        _ => Err(format!(
+            "{from}: expected a number of seconds, got `{text}`"
+        )),
+    }
+}
+
 fn run(args: &[String]) -> Result<ExitCode, String> {
+    // Options with a value first, then flags and positional arguments.
+    let mut options = Options {
+        time_limit: match std::env::var("LABS_TIME_LIMIT") {
+            Ok(v) if !v.is_empty() => Some(parse_secs(&v, "LABS_TIME_LIMIT")?),
+            _ => None,
+        },
+    };
+    let mut rest = Vec::new();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        if let Some(v) = arg.strip_prefix("--time-limit=") {
+            options.time_limit = Some(parse_secs(v, "--time-limit")?);
+        } else if arg == "--time-limit" {
+            let v = it.next().ok_or("--time-limit needs a number of seconds")?;
+            options.time_limit = Some(parse_secs(v, "--time-limit")?);
+        } else {
+            rest.push(arg.as_str());
+        }
+    }
+    style::init(rest.contains(&"--plain"));
     let paths = Paths::locate();
     let all = labs::discover(&paths.labs)?;
-    let flag = |name: &str| args.iter().any(|a| a == name);
-    let positional: Vec<&str> = args
+    let flag = |name: &str| rest.contains(&name);
+    let positional: Vec<&str> = rest
         .iter()
-        .map(String::as_str)
+        .copied()
         .filter(|a| !a.starts_with("--"))
         .collect();
     let chosen = |at: usize| -> Result<Vec<&Lab>, String> {
@@ -62,21 +126,48 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     };
 
     match positional.first().copied().unwrap_or("board") {
-        "board" | "list" => board(&paths, &all).map(|_| ExitCode::SUCCESS),
-        "check" => check(&paths, one(1)?),
+        "board" | "list" => board(&paths, &options, &all).map(|_| ExitCode::SUCCESS),
+        "check" => check(&paths, &options, &all, one(1)?),
+        "reset" => reset::reset(one(1)?, flag("--yes")).map(|_| ExitCode::SUCCESS),
         "hint" => hints::reveal(&paths, one(1)?, flag("--reset")).map(|_| ExitCode::SUCCESS),
-        "watch" => watch::watch(&paths, &all, positional.get(1).copied(), flag("--poll"))
-            .map(|_| ExitCode::SUCCESS),
+        "watch" => watch::watch(
+            &paths,
+            &options,
+            &all,
+            positional.get(1).copied(),
+            flag("--poll"),
+        )
+        .map(|_| ExitCode::SUCCESS),
         "verify" => {
-            let rows = verify::verify(&paths, &chosen(1)?, flag("--bless"))?;
+            let rows = verify::verify(&paths, &options, &chosen(1)?, flag("--bless"))?;
             let failed = rows.iter().filter(|r| !r.ok).count();
-            println!("\nverify: {} checks, {} failed", rows.len(), failed);
+            println!(
+                "\nverify: {}, {failed} failed",
+                outcome::plural(rows.len(), "check", "checks")
+            );
             Ok(if failed == 0 {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE
             })
         }
+        "explain" if flag("--check") => {
+            let problems = explain::check(&paths)?;
+            for p in &problems {
+                println!("{p}");
+            }
+            println!(
+                "explain: {} in labs/runner/explain.toml, {}",
+                outcome::plural(explain::table()?.entries.len(), "entry", "entries"),
+                outcome::plural(problems.len(), "problem", "problems")
+            );
+            Ok(if problems.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        "explain" => explain::list(&paths).map(|_| ExitCode::SUCCESS),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
@@ -86,7 +177,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
 }
 
 /// Evaluates a lab as the learner has it now.
-pub fn evaluate(paths: &Paths, lab: &Lab) -> Result<Outcome, String> {
+pub fn evaluate(paths: &Paths, options: &Options, lab: &Lab) -> Result<Evaluation, String> {
     Crate {
         workspace: &paths.labs,
         package: &lab.package,
@@ -94,102 +185,55 @@ pub fn evaluate(paths: &Paths, lab: &Lab) -> Result<Outcome, String> {
         crate_dir: &lab.dir,
         forbid: &lab.forbid,
         runner_dir: &paths.runner_dir(),
+        time_limit: lab.time_limit(options.time_limit),
     }
     .evaluate()
 }
 
-pub fn status_line(lab: &Lab, outcome: &Outcome) -> String {
-    let status = outcome.summary();
-    let status = if outcome.is_done() {
-        style::green(&status)
-    } else {
-        style::red(&status)
-    };
-    format!(
-        "  {}  {:<34} {:>3} min  {status}",
-        lab.number, lab.title, lab.minutes
-    )
-}
-
-fn board(paths: &Paths, all: &[Lab]) -> Result<(), String> {
-    println!("{}\n", style::bold("Async Rust Without Arc: labs"));
+fn board(paths: &Paths, options: &Options, all: &[Lab]) -> Result<(), String> {
+    println!("{}\n", style::heading("Async Rust Without Arc: labs"));
     let mut next = None;
     let mut done = 0;
     for lab in all {
-        let outcome = evaluate(paths, lab)?;
-        println!("{}", status_line(lab, &outcome));
+        let outcome = evaluate(paths, options, lab)?.outcome;
+        println!("{}", report::status_line(lab, &outcome));
         if outcome.is_done() {
             done += 1;
         } else if next.is_none() {
             next = Some(lab);
         }
     }
-    println!("\n{done} of {} labs done.", all.len());
+    println!(
+        "\n{done} of {} done.",
+        outcome::plural(all.len(), "lab", "labs")
+    );
     match next {
-        Some(lab) => print_next(lab),
+        Some(lab) => report::print_next(paths, lab),
         None => println!("{}", style::green("Every lab is green. Well done!")),
     }
     Ok(())
 }
 
-pub fn print_next(lab: &Lab) {
-    println!(
-        "\n{} lab {}: {}",
-        style::bold("Next:"),
-        lab.number,
-        lab.title
-    );
-    println!("  task      labs/{}/README.md", lab.slug);
-    println!(
-        "  chapter   src/{}  ({} with scripts/serve)",
-        lab.page,
-        lab.url()
-    );
-    println!("  check     cargo labs check {}", lab.number);
-    println!("  stuck?    cargo labs hint {}", lab.number);
-    println!("  or leave  cargo labs watch   running while you edit");
-}
-
-/// Where the learner's code still keeps what the lab forbids, and why that matters.
-pub fn print_breaches(outcome: &Outcome) {
-    let Outcome::BreaksLesson { breaches, .. } = outcome else {
-        return;
-    };
-    println!(
-        "\nEvery test passes, but the lab is not done while its code keeps what it teaches you to remove:"
-    );
-    for breach in breaches {
-        println!("  {}", style::red(&breach.long()));
-        if !breach.code.is_empty() {
-            println!("      {}", style::dim(&breach.code));
-        }
-    }
-}
-
-fn check(paths: &Paths, lab: &Lab) -> Result<ExitCode, String> {
+fn check(paths: &Paths, options: &Options, all: &[Lab], lab: &Lab) -> Result<ExitCode, String> {
     println!(
         "{}",
-        style::bold(&format!("Lab {}: {}", lab.number, lab.title))
+        style::heading(&format!("Lab {}: {}", lab.number, lab.title))
     );
-    let outcome = evaluate(paths, lab)?;
-    match &outcome {
-        Outcome::DoesNotCompile { rendered, .. } => print!("\n{rendered}"),
-        Outcome::Failing { output, .. } => print!("\n{output}"),
-        Outcome::BreaksLesson { .. } | Outcome::Done { .. } => {}
-    }
-    println!("\n{}", status_line(lab, &outcome));
-    print_breaches(&outcome);
-    if outcome.is_done() {
-        println!(
-            "\n{} Run `cargo labs` to see what comes next.",
-            style::green("Done!")
-        );
+    let evaluation = evaluate(paths, options, lab)?;
+    report::print_lab(paths, lab, &evaluation);
+    if evaluation.outcome.is_done() {
+        report::print_done(paths, all, lab);
         Ok(ExitCode::SUCCESS)
     } else {
-        println!(
-            "\nTask: labs/{}/README.md   Stuck? cargo labs hint {}",
-            lab.slug, lab.number
-        );
+        if style::plain() {
+            println!("Task: labs/{}/README.md", lab.slug);
+            println!("Stuck? cargo labs hint {}", lab.number);
+        } else {
+            println!(
+                "\nTask: labs/{}/README.md   Stuck? cargo labs hint {}",
+                lab.slug, lab.number
+            );
+        }
         Ok(ExitCode::FAILURE)
     }
 }

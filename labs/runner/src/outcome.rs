@@ -1,29 +1,40 @@
 //! Runs a crate's tests with cargo and says where it stands: does not compile (with
-//! the error codes and rustc's own text), some tests failing (by name), or done.
+//! the error codes and rustc's own text), some tests failing (by name), stopped because
+//! a test hangs, green but still using what the lab forbids, or done.
 //! Nothing is stored: every answer comes from running the tests now.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
 
 use crate::lesson::{Breach, Forbid, Lesson};
+use crate::style;
 
 #[derive(Debug)]
 pub enum Outcome {
     DoesNotCompile {
-        /// Error codes such as "E0308", without repeats, sorted.
-        codes: Vec<String>,
-        /// The message of each error that has no code (rustc gives some errors none,
-        /// e.g. "future cannot be sent between threads safely"), without repeats, sorted.
-        uncoded: Vec<String>,
-        /// How many errors rustc reported.
-        errors: usize,
-        /// Everything rustc printed, as a learner sees it.
+        /// Every error rustc reported, in order.
+        errors: Vec<Diagnostic>,
+        /// Everything rustc printed (errors and warnings), as a learner sees it.
         rendered: String,
     },
     Failing {
         failed: Vec<String>,
         total: usize,
+        output: String,
+    },
+    /// A test binary ran past the time limit and was stopped.
+    Hung {
+        limit: Duration,
+        /// "tests/fan_out.rs"
+        binary: String,
+        /// The tests that had not finished.
+        running: Vec<String>,
+        /// Tests that failed before it was stopped.
+        failed: Vec<String>,
         output: String,
     },
     /// Every test passes, but `src/` still uses what the lab's `forbid` list names.
@@ -44,14 +55,23 @@ impl Outcome {
     /// One short line for the board.
     pub fn summary(&self) -> String {
         match self {
-            Outcome::DoesNotCompile { codes, errors, .. } if codes.is_empty() => {
-                format!("does not compile ({errors} errors)")
-            }
-            Outcome::DoesNotCompile { codes, errors, .. } => {
-                format!("does not compile ({errors} errors: {})", codes.join(", "))
+            Outcome::DoesNotCompile { errors, .. } => {
+                format!("does not compile ({})", error_summary(errors))
             }
             Outcome::Failing { failed, total, .. } => {
-                format!("{} of {total} tests failing", failed.len())
+                format!(
+                    "{} of {} failing",
+                    failed.len(),
+                    plural(*total, "test", "tests")
+                )
+            }
+            Outcome::Hung { limit, running, .. } => {
+                let what = match running.as_slice() {
+                    [one] => format!("{one} never finished"),
+                    [] => "a test never finished".to_owned(),
+                    many => format!("{} tests never finished", many.len()),
+                };
+                format!("stopped after {} s: {what}", limit.as_secs())
             }
             Outcome::BreaksLesson { breaches, .. } => {
                 let first = &breaches[0];
@@ -62,9 +82,54 @@ impl Outcome {
                 };
                 format!("tests pass, but {}{more}", first.short())
             }
-            Outcome::Done { total } => format!("done ({total} tests pass)"),
+            Outcome::Done { total } => {
+                format!("done ({})", plural(*total, "test passes", "tests pass"))
+            }
         }
     }
+}
+
+/// Error codes with how often each occurs, and the same for the messages of errors that
+/// have no code (rustc gives some none, e.g. "future cannot be sent between threads safely").
+pub fn error_kinds(errors: &[Diagnostic]) -> (BTreeMap<String, usize>, BTreeMap<String, usize>) {
+    let (mut codes, mut uncoded) = (BTreeMap::new(), BTreeMap::new());
+    for e in errors {
+        match &e.code {
+            Some(code) => *codes.entry(code.clone()).or_insert(0) += 1,
+            None => *uncoded.entry(e.message.clone()).or_insert(0) += 1,
+        }
+    }
+    (codes, uncoded)
+}
+
+/// "1 error: E0308", "5 errors: 1 E0308, 4 without a code", "3 errors without a code".
+pub fn error_summary(errors: &[Diagnostic]) -> String {
+    let (codes, uncoded) = error_kinds(errors);
+    let without: usize = uncoded.values().sum();
+    match (errors.len(), codes.keys().next()) {
+        (1, Some(code)) => format!("1 error: {code}"),
+        (1, None) => "1 error without a code".to_owned(),
+        (n, None) => format!("{n} errors without a code"),
+        (n, Some(_)) => {
+            let mut parts: Vec<String> = codes.iter().map(|(c, k)| format!("{k} {c}")).collect();
+            if without > 0 {
+                parts.push(format!("{without} without a code"));
+            }
+            format!("{n} errors: {}", parts.join(", "))
+        }
+    }
+}
+
+/// "1 test", "6 tests": the count with the word it takes.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The outcome of a crate, and the compiler's warnings on the way (shown before test
+/// failures, as they often point at the mistake).
+pub struct Evaluation {
+    pub outcome: Outcome,
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// The cargo that started us (so the pinned toolchain is used), or `cargo`.
@@ -83,6 +148,8 @@ pub struct Crate<'a> {
     pub forbid: &'a [Forbid],
     /// target/labs-runner/: generated files (the clippy.toml of a forbid list).
     pub runner_dir: &'a Path,
+    /// A test binary still running after this long is stopped: it hangs.
+    pub time_limit: Duration,
 }
 
 impl Crate<'_> {
@@ -97,33 +164,81 @@ impl Crate<'_> {
         cmd
     }
 
-    /// Builds the tests, then runs them.
-    pub fn evaluate(&self) -> Result<Outcome, String> {
+    /// Builds the tests, then runs each test binary under the time limit.
+    pub fn evaluate(&self) -> Result<Evaluation, String> {
         let build = run(self.command(&["--no-run", "--message-format=json"]))?;
-        let diagnostics = Diagnostics::parse(&String::from_utf8_lossy(&build.stdout));
+        let stdout = String::from_utf8_lossy(&build.stdout);
+        let diagnostics = Diagnostics::parse(&stdout);
         if !build.status.success() {
-            if diagnostics.errors == 0 {
+            if diagnostics.errors.is_empty() {
                 return Err(format!(
                     "cargo failed before compiling {}:\n{}",
                     self.package,
                     String::from_utf8_lossy(&build.stderr)
                 ));
             }
-            return Ok(Outcome::DoesNotCompile {
-                codes: diagnostics.codes.into_iter().collect(),
-                uncoded: diagnostics.uncoded.into_iter().collect(),
-                errors: diagnostics.errors,
-                rendered: diagnostics.rendered,
+            return Ok(Evaluation {
+                outcome: Outcome::DoesNotCompile {
+                    errors: diagnostics.errors,
+                    rendered: diagnostics.rendered,
+                },
+                warnings: diagnostics.warnings,
             });
         }
-        let test = run(self.command(&["--no-fail-fast", "--", "--color", "never"]))?;
-        let stdout = String::from_utf8_lossy(&test.stdout).into_owned();
-        let (passed, failed) = test_results(&stdout);
+        let outcome = self.run_tests(&stdout)?;
+        Ok(Evaluation {
+            outcome,
+            warnings: diagnostics.warnings,
+        })
+    }
+
+    /// Runs each test binary of a successful build under the time limit.
+    fn run_tests(&self, stdout: &str) -> Result<Outcome, String> {
+        let (mut passed, mut failed, mut output, mut crashed) =
+            (0, Vec::new(), String::new(), false);
+        for binary in TestBinary::from_build(stdout) {
+            let mut cmd = Command::new(&binary.executable);
+            cmd.current_dir(&binary.manifest_dir)
+                .env("CARGO_MANIFEST_DIR", &binary.manifest_dir)
+                .args(["--color", "never"]);
+            let ran = run_limited(cmd, self.time_limit, &binary.shown)?;
+            let (p, f) = test_results(&ran.stdout);
+            passed += p;
+            // A binary without tests (a lab's unit tests, usually) is not worth a word.
+            if !(ran.status == Some(true) && ran.stdout.contains("running 0 tests")) {
+                output.push_str(&format!("     Running {}\n", binary.shown));
+                output.push_str(&ran.stdout);
+                output.push_str(&ran.stderr);
+            }
+            match ran.status {
+                None => {
+                    // Which tests never finished: the binary's list minus those reported.
+                    let finished = finished_tests(&ran.stdout);
+                    let running = binary
+                        .list()
+                        .into_iter()
+                        .filter(|t| !finished.contains(t))
+                        .collect();
+                    failed.extend(f);
+                    return Ok(Outcome::Hung {
+                        limit: self.time_limit,
+                        binary: binary.shown,
+                        running,
+                        failed,
+                        output,
+                    });
+                }
+                Some(ok) => {
+                    crashed |= !ok && f.is_empty();
+                    failed.extend(f);
+                }
+            }
+        }
+        failed.sort();
         let total = passed + failed.len();
-        if test.status.success() && failed.is_empty() && total > 0 {
+        if !crashed && failed.is_empty() && total > 0 {
             return self.lesson(total);
         }
-        let mut failed = failed;
         if failed.is_empty() {
             // Non-zero exit without a failing test line: a crash, or no tests at all.
             failed.push(if total == 0 {
@@ -132,13 +247,141 @@ impl Crate<'_> {
                 "(test binary crashed)".into()
             });
         }
-        let output = stdout + &String::from_utf8_lossy(&test.stderr);
         Ok(Outcome::Failing {
             failed,
             total: total.max(1),
             output,
         })
     }
+}
+
+/// One test executable cargo built, from its `compiler-artifact` message.
+struct TestBinary {
+    executable: PathBuf,
+    manifest_dir: PathBuf,
+    /// "tests/fan_out.rs", or "unittests src/lib.rs", as cargo shows it.
+    shown: String,
+}
+
+impl TestBinary {
+    /// The test executables of a `cargo test --no-run --message-format=json`, unit tests first.
+    fn from_build(json_lines: &str) -> Vec<TestBinary> {
+        let mut found = Vec::new();
+        for line in json_lines.lines() {
+            let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            if msg["reason"] != "compiler-artifact" || msg["profile"]["test"] != true {
+                continue;
+            }
+            let Some(executable) = msg["executable"].as_str() else {
+                continue;
+            };
+            let manifest_dir = Path::new(msg["manifest_path"].as_str().unwrap_or(""))
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            let src = Path::new(msg["target"]["src_path"].as_str().unwrap_or(""));
+            let src = src
+                .strip_prefix(&manifest_dir)
+                .unwrap_or(src)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let kinds = msg["target"]["kind"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let unit = !kinds.iter().any(|k| k == "test");
+            found.push((
+                !unit,
+                src.clone(),
+                TestBinary {
+                    executable: executable.into(),
+                    manifest_dir,
+                    shown: if unit {
+                        format!("unittests {src}")
+                    } else {
+                        src
+                    },
+                },
+            ));
+        }
+        found.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        found.into_iter().map(|(_, _, b)| b).collect()
+    }
+
+    /// The names of its tests (`--list`), to tell which ones never finished.
+    fn list(&self) -> Vec<String> {
+        let Ok(out) = Command::new(&self.executable)
+            .current_dir(&self.manifest_dir)
+            .args(["--list", "--format", "terse"])
+            .output()
+        else {
+            return Vec::new();
+        };
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.strip_suffix(": test"))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// What a test binary printed, and how it ended: `None` if it was stopped at the limit.
+struct Ran {
+    stdout: String,
+    stderr: String,
+    status: Option<bool>,
+}
+
+/// Runs `cmd` (a test binary: a direct child, which starts no processes of its own) and
+/// kills it if it runs longer than `limit`. Portable: std's `Child::kill` is SIGKILL on
+/// Unix and TerminateProcess on Windows.
+fn run_limited(mut cmd: Command, limit: Duration, shown: &str) -> Result<Ran, String> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("could not run {:?}: {e}", cmd.get_program()))?;
+    let read = |mut pipe: Box<dyn Read + Send>| {
+        thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().expect("piped stdout")));
+    let stderr = read(Box::new(child.stderr.take().expect("piped stderr")));
+    let start = Instant::now();
+    let mut told = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            break Some(status.success());
+        }
+        let elapsed = start.elapsed();
+        if elapsed >= limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        if !told && elapsed >= Duration::from_secs(10) {
+            told = true;
+            eprintln!(
+                "{}",
+                style::dim(&format!(
+                    "({shown} is still running after 10 s; it is stopped at {} s)",
+                    limit.as_secs()
+                ))
+            );
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    Ok(Ran {
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+        status,
+    })
 }
 
 impl Crate<'_> {
@@ -169,22 +412,50 @@ fn run(mut cmd: Command) -> Result<Output, String> {
         .map_err(|e| format!("could not run cargo: {e}"))
 }
 
+/// One message from rustc.
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    /// "error[E0308]: mismatched types" has code Some("E0308") and message "mismatched types".
+    pub code: Option<String>,
+    pub message: String,
+    /// Where its primary span points, as rustc shows it: "09-fan-out/src/lib.rs:12:5".
+    pub place: Option<String>,
+    /// The text of the labels on the spans ("`Rc<…>` cannot be sent between threads safely").
+    pub labels: Vec<String>,
+    /// rustc's own rendering, several lines with the code excerpt.
+    pub rendered: String,
+}
+
+impl Diagnostic {
+    /// One line: "09-fan-out/src/lib.rs:12:5: error[E0308]: mismatched types".
+    pub fn one_line(&self, level: &str) -> String {
+        let code = self
+            .code
+            .as_ref()
+            .map(|c| format!("[{c}]"))
+            .unwrap_or_default();
+        match &self.place {
+            Some(place) => format!("{place}: {level}{code}: {}", self.message),
+            None => format!("{level}{code}: {}", self.message),
+        }
+    }
+}
+
 /// What rustc said while building, from cargo's `--message-format=json` lines.
 struct Diagnostics {
-    codes: BTreeSet<String>,
-    uncoded: BTreeSet<String>,
-    errors: usize,
+    errors: Vec<Diagnostic>,
+    warnings: Vec<Diagnostic>,
     rendered: String,
 }
 
 impl Diagnostics {
     fn parse(json_lines: &str) -> Diagnostics {
         let mut d = Diagnostics {
-            codes: BTreeSet::new(),
-            uncoded: BTreeSet::new(),
-            errors: 0,
+            errors: Vec::new(),
+            warnings: Vec::new(),
             rendered: String::new(),
         };
+        let mut seen = std::collections::HashSet::new();
         for line in json_lines.lines() {
             let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
                 continue;
@@ -194,19 +465,142 @@ impl Diagnostics {
             }
             let message = &msg["message"];
             let text = message["message"].as_str().unwrap_or("");
-            if message["level"] == "error" && !text.starts_with("aborting due to") {
-                d.errors += 1;
-                match message["code"]["code"].as_str() {
-                    Some(code) => d.codes.insert(code.to_owned()),
-                    None => d.uncoded.insert(text.to_owned()),
-                };
+            let rendered = message["rendered"].as_str().unwrap_or("");
+            // cargo test builds src/ twice (the library, and its unit tests): say it once.
+            if !seen.insert(rendered.to_owned()) {
+                continue;
             }
-            if let Some(rendered) = message["rendered"].as_str() {
-                d.rendered.push_str(rendered);
+            d.rendered.push_str(rendered);
+            // Totals ("aborting due to…", "2 warnings emitted") are not findings.
+            if text.starts_with("aborting due to") || text.ends_with("emitted") {
+                continue;
+            }
+            let spans = message["spans"].as_array().cloned().unwrap_or_default();
+            let place = spans.iter().find(|s| s["is_primary"] == true).map(|s| {
+                format!(
+                    "{}:{}:{}",
+                    s["file_name"].as_str().unwrap_or("?"),
+                    s["line_start"],
+                    s["column_start"]
+                )
+            });
+            let labels = spans
+                .iter()
+                .filter_map(|s| s["label"].as_str().map(str::to_owned))
+                .collect();
+            let diagnostic = Diagnostic {
+                code: message["code"]["code"].as_str().map(str::to_owned),
+                message: text.to_owned(),
+                place,
+                labels,
+                rendered: rendered.to_owned(),
+            };
+            match message["level"].as_str() {
+                Some("error") => d.errors.push(diagnostic),
+                Some("warning") => d.warnings.push(diagnostic),
+                _ => {}
             }
         }
         d
     }
+}
+
+/// A failing test, as libtest's "failures:" section tells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestFailure {
+    pub name: String,
+    /// Where it panicked: "09-fan-out/tests/fan_out.rs:82:5".
+    pub place: Option<String>,
+    /// The panic message, its lines joined.
+    pub message: String,
+}
+
+impl TestFailure {
+    /// "test a_b failed at tests/x.rs:3:5: assertion failed: left: 1; right: 2"
+    pub fn one_line(&self) -> String {
+        let at = self
+            .place
+            .as_ref()
+            .map(|p| format!(" at {p}"))
+            .unwrap_or_default();
+        if self.message.is_empty() {
+            format!("test {} failed{at}.", self.name)
+        } else {
+            format!("test {} failed{at}: {}", self.name, self.message)
+        }
+    }
+}
+
+/// The failing tests of libtest output, with where and why each panicked.
+pub fn failures(output: &str) -> Vec<TestFailure> {
+    let mut found = Vec::new();
+    let mut current: Option<(String, Vec<&str>)> = None;
+    let mut finish = |current: &mut Option<(String, Vec<&str>)>| {
+        if let Some((name, lines)) = current.take() {
+            found.push(failure(name, &lines));
+        }
+    };
+    for line in output.lines() {
+        if let Some(name) = line
+            .strip_prefix("---- ")
+            .and_then(|l| l.strip_suffix(" stdout ----"))
+        {
+            finish(&mut current);
+            current = Some((name.to_owned(), Vec::new()));
+        } else if line == "failures:" || line.starts_with("test result:") {
+            finish(&mut current);
+        } else if let Some((_, lines)) = &mut current {
+            lines.push(line);
+        }
+    }
+    finish(&mut current);
+    found
+}
+
+fn failure(name: String, lines: &[&str]) -> TestFailure {
+    // "thread 'name' (1234) panicked at tests/x.rs:3:5:" then the message, then notes.
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("thread '") && l.contains(" panicked at "));
+    let Some(start) = start else {
+        let message = lines
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
+        return TestFailure {
+            name,
+            place: None,
+            message,
+        };
+    };
+    let place = lines[start]
+        .split(" panicked at ")
+        .nth(1)
+        .map(|p| p.trim_end_matches(':').to_owned());
+    let message: Vec<&str> = lines[start + 1..]
+        .iter()
+        .map(|l| l.trim())
+        .take_while(|l| !l.starts_with("note: ") && !l.starts_with("stack backtrace:"))
+        .filter(|l| !l.is_empty())
+        .collect();
+    TestFailure {
+        name,
+        place,
+        message: message.join("; "),
+    }
+}
+
+/// Every test the output reports as finished (ok, FAILED or ignored).
+fn finished_tests(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("test "))
+        .filter_map(|rest| rest.rsplit_once(" ... "))
+        .filter(|(_, result)| !result.trim().is_empty())
+        .map(|(name, _)| name.to_owned())
+        .collect()
 }
 
 /// Counts `test NAME ... ok` lines and names the `... FAILED` ones.
@@ -238,13 +632,69 @@ mod tests {
         assert_eq!(test_results(out), (1, vec!["b".to_owned()]));
     }
 
+    fn error(code: Option<&str>) -> Diagnostic {
+        Diagnostic {
+            code: code.map(str::to_owned),
+            message: "future cannot be sent between threads safely".into(),
+            place: None,
+            labels: Vec::new(),
+            rendered: String::new(),
+        }
+    }
+
+    #[test]
+    fn summaries_count_and_agree_in_number() {
+        let five = [
+            error(Some("E0308")),
+            error(None),
+            error(None),
+            error(None),
+            error(None),
+        ];
+        assert_eq!(error_summary(&five), "5 errors: 1 E0308, 4 without a code");
+        assert_eq!(error_summary(&five[..1]), "1 error: E0308");
+        assert_eq!(error_summary(&five[1..2]), "1 error without a code");
+        assert_eq!(error_summary(&five[1..]), "4 errors without a code");
+        let failing = Outcome::Failing {
+            failed: vec!["a".into()],
+            total: 6,
+            output: String::new(),
+        };
+        assert_eq!(failing.summary(), "1 of 6 tests failing");
+        let one = Outcome::Failing {
+            failed: vec!["a".into()],
+            total: 1,
+            output: String::new(),
+        };
+        assert_eq!(one.summary(), "1 of 1 test failing");
+        assert_eq!(Outcome::Done { total: 1 }.summary(), "done (1 test passes)");
+        assert_eq!(Outcome::Done { total: 6 }.summary(), "done (6 tests pass)");
+    }
+
+    #[test]
+    fn reads_why_each_test_failed() {
+        let out = "running 2 tests\ntest a ... FAILED\ntest b ... FAILED\n\nfailures:\n\n\
+                   ---- a stdout ----\n\nthread 'a' (42) panicked at tests/t.rs:3:5:\n\
+                   assertion `left == right` failed: slots\n  left: 1\n right: 2\n\
+                   note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\
+                   ---- b stdout ----\n\nthread 'b' (43) panicked at tests/t.rs:9:1:\nRefCell already borrowed\n\n\
+                   failures:\n    a\n    b\n\ntest result: FAILED. 0 passed; 2 failed\n";
+        let found = failures(out);
+        assert_eq!(found.len(), 2);
+        assert_eq!(
+            found[0].one_line(),
+            "test a failed at tests/t.rs:3:5: assertion `left == right` failed: slots; left: 1; right: 2"
+        );
+        assert_eq!(found[1].message, "RefCell already borrowed");
+    }
+
     #[test]
     fn reads_compiler_messages() {
         let line = r#"{"reason":"compiler-message","message":{"level":"error","message":"mismatched types","code":{"code":"E0308"},"rendered":"error[E0308]: mismatched types\n"}}"#;
         let abort = r#"{"reason":"compiler-message","message":{"level":"error","message":"aborting due to 1 previous error","code":null,"rendered":"error: aborting due to 1 previous error\n"}}"#;
         let d = Diagnostics::parse(&format!("{line}\nnot json\n{abort}\n"));
-        assert_eq!(d.errors, 1);
-        assert_eq!(d.codes.into_iter().collect::<Vec<_>>(), ["E0308"]);
+        assert_eq!(d.errors.len(), 1);
+        assert_eq!(d.errors[0].code.as_deref(), Some("E0308"));
         assert!(d.rendered.contains("mismatched types") && d.rendered.contains("aborting"));
     }
 }

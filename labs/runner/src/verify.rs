@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 use crate::labs::{Expect, Lab, Paths, read_toml};
 use crate::lesson::{self, Forbid};
-use crate::outcome::{Crate, Outcome};
-use crate::style;
+use crate::outcome::{Crate, Diagnostic, Outcome, error_kinds, plural};
+use crate::{Options, style};
 
 pub struct Row {
     pub ok: bool,
@@ -29,7 +29,12 @@ pub struct Row {
     pub detail: String,
 }
 
-pub fn verify(paths: &Paths, labs: &[&Lab], bless: bool) -> Result<Vec<Row>, String> {
+pub fn verify(
+    paths: &Paths,
+    options: &Options,
+    labs: &[&Lab],
+    bless: bool,
+) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
     for lab in labs {
         let solution_dir = paths.solutions.join(&lab.slug);
@@ -68,8 +73,10 @@ pub fn verify(paths: &Paths, labs: &[&Lab], bless: bool) -> Result<Vec<Row>, Str
             crate_dir: &lab.dir,
             forbid: &lab.forbid,
             runner_dir: &runner_dir,
+            time_limit: lab.time_limit(options.time_limit),
         }
-        .evaluate()?;
+        .evaluate()?
+        .outcome;
         push(&mut rows, "starter is red", expect(&lab.starter, &starter));
         if let Outcome::DoesNotCompile { rendered, .. } = &starter {
             push(
@@ -100,8 +107,10 @@ pub fn verify(paths: &Paths, labs: &[&Lab], bless: bool) -> Result<Vec<Row>, Str
             crate_dir: &solution_dir,
             forbid: &lab.forbid,
             runner_dir: &runner_dir,
+            time_limit: lab.time_limit(options.time_limit),
         }
-        .evaluate()?;
+        .evaluate()?
+        .outcome;
         push(
             &mut rows,
             "solution is green",
@@ -139,7 +148,7 @@ pub fn verify(paths: &Paths, labs: &[&Lab], bless: bool) -> Result<Vec<Row>, Str
                     .to_string_lossy()
                     .into_owned();
                 let result =
-                    check_variant(paths, lab, &solution_dir, &manifest, &file, folder, &name);
+                    check_variant(paths, options, lab, &solution_dir, &manifest, &file, folder);
                 push(
                     &mut rows,
                     &format!("{folder}/{name}.rs is {verdict}"),
@@ -159,8 +168,8 @@ fn expect(expected: &Expect, got: &Outcome) -> Result<String, String> {
         v
     };
     match (expected, got) {
-        (Expect::Errors(want), Outcome::DoesNotCompile { codes, uncoded, .. })
-            if sorted(want) == sorted(&[codes.as_slice(), uncoded.as_slice()].concat()) =>
+        (Expect::Errors(want), Outcome::DoesNotCompile { errors, .. })
+            if sorted(want) == kinds(errors) =>
         {
             Ok(got.summary())
         }
@@ -209,15 +218,15 @@ fn expect(expected: &Expect, got: &Outcome) -> Result<String, String> {
 
 fn failure_text(outcome: &Outcome) -> String {
     match outcome {
-        Outcome::DoesNotCompile { codes, uncoded, .. } => {
-            let all: Vec<String> = codes
-                .iter()
-                .chain(uncoded)
-                .map(|e| format!("`{e}`"))
-                .collect();
+        Outcome::DoesNotCompile { errors, .. } => {
+            let all: Vec<String> = kinds(errors).iter().map(|e| format!("`{e}`")).collect();
             format!("does not compile, errors {}", all.join(", "))
         }
         Outcome::Failing { failed, .. } => format!("{}: {}", outcome.summary(), failed.join(", ")),
+        Outcome::Hung { binary, .. } => format!(
+            "{} ({binary}; a wrong answer must fail, never hang: see lab-support's watchdog)",
+            outcome.summary()
+        ),
         Outcome::BreaksLesson { breaches, .. } => {
             let places: Vec<String> = breaches.iter().map(|b| b.short()).collect();
             format!("tests pass, but {}", places.join("; "))
@@ -226,14 +235,17 @@ fn failure_text(outcome: &Outcome) -> String {
     }
 }
 
+/// The error codes, and the messages of errors without one, each once, sorted.
+fn kinds(errors: &[Diagnostic]) -> Vec<String> {
+    let (codes, uncoded) = error_kinds(errors);
+    let mut all: Vec<String> = codes.into_keys().chain(uncoded.into_keys()).collect();
+    all.sort();
+    all
+}
+
 fn names(items: &[Forbid]) -> String {
     let names: Vec<&str> = items.iter().map(|f| f.name()).collect();
     names.join(", ")
-}
-
-/// "1 test passes", "6 tests pass".
-pub fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Compares rustc's text with the committed snapshot, or writes it with --bless.
@@ -403,13 +415,14 @@ fn splice(source: &str, name: &str, body: &str) -> Result<String, String> {
 
 fn check_variant(
     paths: &Paths,
+    options: &Options,
     lab: &Lab,
     solution_dir: &Path,
     manifest: &toml::Table,
     file: &Path,
     folder: &str,
-    name: &str,
 ) -> Result<String, String> {
+    let name = &*file.file_stem().unwrap_or_default().to_string_lossy();
     let wrong = parse_wrong(&fs::read_to_string(file).map_err(|e| e.to_string())?)?;
     if let Expect::Lesson(items) = &wrong.expect
         && let Some(item) = items.iter().find(|i| !lab.forbid.contains(i))
@@ -443,8 +456,10 @@ fn check_variant(
         crate_dir: &dir,
         forbid: &lab.forbid,
         runner_dir: &paths.runner_dir(),
+        time_limit: lab.time_limit(options.time_limit),
     }
-    .evaluate()?;
+    .evaluate()?
+    .outcome;
     expect(&wrong.expect, &outcome)
 }
 
@@ -458,11 +473,17 @@ fn wrong_manifest(
 ) -> Result<String, String> {
     use toml::{Table, Value};
     let ws = read_toml(&paths.solutions.join("Cargo.toml"))?;
-    let ws_deps = ws["workspace"]["dependencies"]
-        .as_table()
+    let ws_table = ws.get("workspace");
+    let ws_deps = ws_table
+        .and_then(|w| w.get("dependencies"))
+        .and_then(|d| d.as_table())
         .cloned()
         .unwrap_or_default();
-    let edition = ws["workspace"]["package"]["edition"].clone();
+    let edition = ws_table
+        .and_then(|w| w.get("package"))
+        .and_then(|p| p.get("edition"))
+        .cloned()
+        .unwrap_or_else(|| "2024".into());
     let sol_package = manifest["package"]["name"].as_str().unwrap_or_default();
     let lib_name = manifest
         .get("lib")

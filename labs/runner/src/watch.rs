@@ -9,10 +9,15 @@ use std::time::Duration;
 use notify::{Event, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::labs::{Lab, Paths};
-use crate::outcome::Outcome;
-use crate::{evaluate, status_line, style};
+use crate::{Options, evaluate, report, style};
 
-pub fn watch(paths: &Paths, all: &[Lab], wanted: Option<&str>, poll: bool) -> Result<(), String> {
+pub fn watch(
+    paths: &Paths,
+    options: &Options,
+    all: &[Lab],
+    wanted: Option<&str>,
+    poll: bool,
+) -> Result<(), String> {
     let (tx, rx) = mpsc::channel::<notify::Result<Event>>();
     // Keep the watcher alive for as long as we watch.
     let _watcher: Box<dyn Watcher> = start(&paths.labs, tx, poll)?;
@@ -21,10 +26,13 @@ pub fn watch(paths: &Paths, all: &[Lab], wanted: Option<&str>, poll: bool) -> Re
         Some(w) => Some(crate::labs::find(all, w)?),
         None => None,
     };
+    // After a lab turns green, its "done" note (solution page, next lab) stays on
+    // screen above the next lab's first result.
+    let mut keep_screen = false;
     loop {
         let lab = match focus {
             Some(lab) => lab,
-            None => match first_unfinished(paths, all)? {
+            None => match first_unfinished(paths, options, all)? {
                 Some(lab) => lab,
                 None => {
                     println!("{}", style::green("Every lab is green. Well done!"));
@@ -33,30 +41,40 @@ pub fn watch(paths: &Paths, all: &[Lab], wanted: Option<&str>, poll: bool) -> Re
             },
         };
         focus = Some(lab);
-        let outcome = evaluate(paths, lab)?;
-        style::clear_screen();
-        match &outcome {
-            Outcome::DoesNotCompile { rendered, .. } => print!("{rendered}"),
-            Outcome::Failing { output, .. } => print!("{output}"),
-            Outcome::BreaksLesson { .. } | Outcome::Done { .. } => {}
+        // A file caught mid-save, or cargo failing for a moment, is no reason to stop
+        // watching: say so, and try again at the next change.
+        let evaluation = match evaluate(paths, options, lab) {
+            Ok(evaluation) => evaluation,
+            Err(e) => {
+                eprintln!("{} {e}", style::red("error:"));
+                wait_for_change(&rx)?;
+                continue;
+            }
+        };
+        if !keep_screen {
+            style::clear_screen();
         }
-        println!("\n{}", status_line(lab, &outcome));
-        crate::print_breaches(&outcome);
-        if outcome.is_done() {
-            println!("{}", style::green(&format!("Lab {} is done!", lab.number)));
+        keep_screen = false;
+        report::print_lab(paths, lab, &evaluation);
+        if evaluation.outcome.is_done() {
+            report::print_done(paths, all, lab);
             if wanted.is_some() {
                 return Ok(());
             }
+            println!();
             focus = None;
+            keep_screen = true;
             continue;
         }
-        println!(
-            "{}",
-            style::dim(&format!(
-                "Watching labs/ for changes to lab {} (task: labs/{}/README.md, hint: cargo labs hint {}, Ctrl-C to stop)",
-                lab.number, lab.slug, lab.number
-            ))
+        let note = format!(
+            "Watching labs/ for changes to lab {} (task: labs/{}/README.md, hint: cargo labs hint {}, Ctrl-C to stop)",
+            lab.number, lab.slug, lab.number
         );
+        if style::plain() {
+            println!("{note}.");
+        } else {
+            println!("{}", style::dim(&note));
+        }
         wait_for_change(&rx)?;
     }
 }
@@ -98,9 +116,13 @@ fn wait_for_change(rx: &mpsc::Receiver<notify::Result<Event>>) -> Result<(), Str
     Ok(())
 }
 
-fn first_unfinished<'a>(paths: &Paths, all: &'a [Lab]) -> Result<Option<&'a Lab>, String> {
+fn first_unfinished<'a>(
+    paths: &Paths,
+    options: &Options,
+    all: &'a [Lab],
+) -> Result<Option<&'a Lab>, String> {
     for lab in all {
-        if !evaluate(paths, lab)?.is_done() {
+        if !evaluate(paths, options, lab)?.outcome.is_done() {
             return Ok(Some(lab));
         }
     }

@@ -11,6 +11,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+// ANCHOR: allocator
 /// The system allocator, plus a per-thread count of allocations (and reallocations).
 pub struct CountingAllocator;
 
@@ -60,3 +61,4 @@ pub fn allocations_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let result = f();
     (result, allocations() - before)
 }
+// ANCHOR_END: allocator

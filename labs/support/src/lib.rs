@@ -1,8 +1,9 @@
 //! Helpers shared by every lab's tests, written once (DESIGN.md, lab contract point 5 and 7).
 //! labs/NN-slug and solutions/NN-slug both use this crate as a dev-dependency.
 //!
-//! - [`waker`]: a waker that counts its wake-ups, and a relay that catches a future
-//!   returning `Pending` without arranging a wake-up;
+//! - [`waker`]: a waker that counts its wake-ups, a task that polls by hand with one,
+//!   and a relay that catches a future returning `Pending` without arranging a wake-up;
+//! - [`gate`]: a future the test finishes by hand, which wakes the task that polled it;
 //! - [`gauge`]: how many things are in flight now, at most, and in all (drop guards);
 //! - [`alloc`]: a counting global allocator, per thread;
 //! - [`watchdog`]: turns a hang into a failing test with a message that names the cause,
@@ -17,10 +18,12 @@
 )]
 
 pub mod alloc;
+pub mod gate;
 pub mod gauge;
 pub mod waker;
 pub mod watchdog;
 
+pub use gate::Gate;
 pub use gauge::Gauge;
-pub use waker::{CountingWaker, MustWake, counting_waker};
+pub use waker::{CountingWaker, MustWake, TestTask, counting_waker};
 pub use watchdog::{PollBudget, paused, paused_local, within};

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
+// ANCHOR: counting_waker
 /// A waker that counts how often it is woken, and how many clones of it are alive.
 #[derive(Default)]
 pub struct CountingWaker {
@@ -41,20 +42,75 @@ pub fn counting_waker() -> (Arc<CountingWaker>, Waker) {
     let waker = Waker::from(Arc::clone(&counter));
     (counter, waker)
 }
+// ANCHOR_END: counting_waker
+
+/// A task played by the test: it polls futures by hand with a fresh [`CountingWaker`],
+/// so the test can see which wake-ups reach the task.
+pub struct TestTask {
+    counter: Arc<CountingWaker>,
+    waker: Waker,
+}
+
+impl Default for TestTask {
+    fn default() -> Self {
+        let (counter, waker) = counting_waker();
+        TestTask { counter, waker }
+    }
+}
+
+impl TestTask {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Polls `future` once with this task's waker.
+    pub fn poll<F: Future + Unpin + ?Sized>(&self, future: &mut F) -> Poll<F::Output> {
+        Pin::new(future).poll(&mut Context::from_waker(&self.waker))
+    }
+
+    /// Wake-ups of this task's waker so far.
+    pub fn wakes(&self) -> usize {
+        self.counter.wakes()
+    }
+
+    /// The waker this task polls with.
+    pub fn waker(&self) -> &Waker {
+        &self.waker
+    }
+}
 
 /// Wraps a future for a real executor so that a broken future fails the test instead of
 /// hanging it: if the inner future answers `Pending` without waking the waker it was
 /// given (or a clone of it) before returning, and without keeping a clone for later,
 /// nothing would ever poll it again. `MustWake` relays the executor's waker and reports
-/// that case as an error naming the poll.
+/// that case as an error naming the poll. A future that keeps a clone and never uses it
+/// still hangs the executor: if the future waits for nothing outside itself, use
+/// [`MustWake::woken_in_poll`]; otherwise run the test under [`crate::within`].
 pub struct MustWake<F> {
     inner: F,
     polls: usize,
+    /// Only a wake during the poll counts (see [`MustWake::woken_in_poll`]).
+    strict: bool,
 }
 
 impl<F> MustWake<F> {
     pub fn new(inner: F) -> Self {
-        MustWake { inner, polls: 0 }
+        MustWake {
+            inner,
+            polls: 0,
+            strict: false,
+        }
+    }
+
+    /// For a future that waits for nothing outside itself (it counts down, or yields):
+    /// every `Pending` must wake the waker before `poll` returns. Keeping a clone "for
+    /// later" is not accepted, because nothing else would ever use it: without this,
+    /// such a future would hang the executor instead of failing.
+    pub fn woken_in_poll(inner: F) -> Self {
+        MustWake {
+            strict: true,
+            ..MustWake::new(inner)
+        }
     }
 }
 
@@ -90,16 +146,98 @@ impl<F: Future + Unpin> Future for MustWake<F> {
         match result {
             Poll::Ready(output) => Poll::Ready(Ok((output, self.polls))),
             // Woken already, or a clone is kept by someone who may wake it later.
-            Poll::Pending
-                if relay.woken.load(Ordering::SeqCst) || Arc::strong_count(&relay) > 1 =>
-            {
-                Poll::Pending
-            }
+            Poll::Pending if relay.woken.load(Ordering::SeqCst) => Poll::Pending,
+            Poll::Pending if !self.strict && Arc::strong_count(&relay) > 1 => Poll::Pending,
+            Poll::Pending if self.strict => Poll::Ready(Err(format!(
+                "poll {} returned Pending without waking the waker it was given before \
+                 returning. Nothing else will ever wake this future, so an executor would \
+                 wait for that wake-up forever",
+                self.polls
+            ))),
             Poll::Pending => Poll::Ready(Err(format!(
                 "poll {} returned Pending without waking the waker it was given or keeping \
                  it for later: an executor would wait for that wake-up forever",
                 self.polls
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::future::poll_fn;
+
+    fn block_on<F: Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+
+    #[test]
+    fn a_test_task_sees_the_wakes_of_what_it_polls() {
+        let task = TestTask::new();
+        let mut once = false;
+        let mut yielder = poll_fn(|cx| {
+            if once {
+                return Poll::Ready(7);
+            }
+            once = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        });
+        assert!(task.poll(&mut yielder).is_pending());
+        assert_eq!(task.wakes(), 1);
+        assert_eq!(task.poll(&mut yielder), Poll::Ready(7));
+        assert!(task.waker().will_wake(task.waker()));
+    }
+
+    #[test]
+    fn counts_wakes_and_clones() {
+        let (counter, waker) = counting_waker();
+        let kept = waker.clone();
+        waker.wake_by_ref();
+        kept.wake();
+        assert_eq!((counter.wakes(), counter.clones()), (2, 0));
+    }
+
+    #[test]
+    fn must_wake_passes_a_future_that_wakes_itself() {
+        let mut left = 3;
+        let spin = poll_fn(|cx| {
+            if left == 0 {
+                return Poll::Ready("done");
+            }
+            left -= 1;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        });
+        let result = block_on(MustWake::woken_in_poll(Box::pin(spin)));
+        assert_eq!(result, Ok(("done", 4)));
+    }
+
+    #[test]
+    fn must_wake_fails_a_future_that_forgets_to_wake() {
+        let silent = poll_fn(|_| Poll::<()>::Pending);
+        let result = block_on(MustWake::new(Box::pin(silent)));
+        assert!(result.unwrap_err().contains("poll 1 returned Pending"));
+    }
+
+    #[test]
+    fn only_the_strict_guard_fails_a_future_that_keeps_its_waker_unused() {
+        let kept = RefCell::new(None);
+        let mut keeper = Box::pin(poll_fn(|cx| {
+            *kept.borrow_mut() = Some(cx.waker().clone());
+            Poll::<()>::Pending
+        }));
+        // The lenient guard trusts a kept clone (it may be woken later), so poll it by
+        // hand: it answers Pending rather than an error.
+        let mut lenient = MustWake::new(keeper.as_mut());
+        let poll = Pin::new(&mut lenient).poll(&mut Context::from_waker(Waker::noop()));
+        assert!(poll.is_pending());
+        let result = block_on(MustWake::woken_in_poll(keeper.as_mut()));
+        assert!(result.unwrap_err().contains("before returning"));
     }
 }

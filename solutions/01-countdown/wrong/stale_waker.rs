@@ -1,6 +1,6 @@
-//! Wrong: keeps the waker of the first poll and wakes that one ever after. The
-//! executor may hand a different waker to a later poll; only the latest one is
-//! sure to reach the task.
+//! Wrong: keeps the waker of the first poll and wakes that one ever after. A future
+//! that moves to another task or combinator between two polls is handed a different
+//! waker; only the latest one is sure to reach whoever polls it now.
 //! expect-fail: wakes_the_waker_of_the_latest_poll, block_on_runs_it_to_the_end
 //! replaces: solution
 

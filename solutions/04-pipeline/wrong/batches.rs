@@ -1,7 +1,7 @@
 //! Wrong: fetches in batches of `limit`, waiting for a whole batch before the next.
-//! With equal latencies it looks perfect; one slow item holds up its whole batch,
-//! while a free slot should be refilled at once.
-//! expect-fail: a_free_slot_is_refilled_at_once
+//! With equal latencies it looks perfect; but each batch waits for its slowest member,
+//! where a sliding window starts the next request as soon as a slot is free.
+//! expect-fail: a_sliding_window_not_batches
 //! replaces: in_order
 
 pub async fn fetch_in_order<S: Source>(source: &S, ids: &[u32], limit: usize) -> Vec<String> {

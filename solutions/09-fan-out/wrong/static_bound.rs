@@ -1,7 +1,8 @@
-//! Wrong: the `'static` bound of the spawning version is left on the backend. The tests'
-//! `Context` owns all its state, so it is `'static` and every test passes; but a backend
-//! that borrows (a context built inside a request) is refused for no reason.
-//! expect-lesson: 'static
+//! Wrong: borrows and joins, but the `'static` bound of the spawning version is left on
+//! the backend, "to be safe". A backend that owned all its state would pass every test
+//! (and the lab's `forbid` list would still catch the `'static`); the tests' backend
+//! borrows the test's probe, so the bound refuses it at compile time.
+//! expect-error: E0521
 //! replaces: fan_out
 
 pub async fn fan_out<B: Backend + 'static>(

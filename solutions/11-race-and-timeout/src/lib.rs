@@ -1,6 +1,7 @@
 //! Solution to lab 11: races and timeouts.
 
 use std::fmt;
+use std::pin::pin;
 use std::time::Duration;
 
 /// The store has no value for `key`.
@@ -21,10 +22,22 @@ impl std::error::Error for Missing {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimedOut;
 
-/// A key-value store. The tests implement it with `Rc` and `Cell` state.
+/// A key-value store. The tests implement it with `Cell` and `RefCell` state.
 pub trait Store {
     fn get(&self, key: &str) -> impl Future<Output = Result<String, Missing>>;
 }
+
+// ANCHOR: connection
+/// A connection that delivers text lines, each of which may arrive in several pieces.
+/// The tests implement it.
+pub trait Connection {
+    /// Waits for the next whole line (without its `\n`); `None` once the input has ended.
+    ///
+    /// **Not cancel safe**: the future collects the pieces of a line as they arrive. If
+    /// it is dropped before the line is whole, the pieces it took are lost.
+    fn next_line(&self) -> impl Future<Output = Option<String>>;
+}
+// ANCHOR_END: connection
 
 // ANCHOR: solution
 // ANCHOR: first_answer
@@ -58,4 +71,32 @@ pub async fn both<S: Store>(store: &S, a: &str, b: &str) -> Result<(String, Stri
     futures::try_join!(store.get(a), store.get(b))
 }
 // ANCHOR_END: both
+
+// ANCHOR: read_lines
+/// Reads every line from `input` until it ends, and returns them in order. While it
+/// waits, it calls `heartbeat()` each time `every` passes without a line or a heartbeat.
+pub async fn read_lines<C: Connection>(
+    input: &C,
+    every: Duration,
+    mut heartbeat: impl FnMut(),
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    // One read for the whole wait: created before the loop, polled through `&mut`, so
+    // a heartbeat that wins a round does not drop it, nor the pieces it holds.
+    let mut next = pin!(input.next_line());
+    loop {
+        tokio::select! {
+            line = &mut next => match line {
+                Some(line) => {
+                    lines.push(line);
+                    next.set(input.next_line()); // that read is done: start the next one
+                }
+                None => return lines,
+            },
+            // A fresh timer each round: `every` from the last line or heartbeat.
+            () = tokio::time::sleep(every) => heartbeat(),
+        }
+    }
+}
+// ANCHOR_END: read_lines
 // ANCHOR_END: solution

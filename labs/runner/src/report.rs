@@ -1,0 +1,269 @@
+//! What `check`, `watch` and the board print about a lab: the compiler's and the tests'
+//! own words, then one status line, then what to do next. In plain mode (`--plain`,
+//! `NO_COLOR`) every finding is one line of its own, and nothing is aligned or drawn.
+
+use crate::explain;
+use crate::labs::{Lab, Paths};
+use crate::outcome::{Diagnostic, Evaluation, Outcome, failures, plural};
+use crate::style;
+
+/// One line per lab: number, title, minutes, where it stands.
+pub fn status_line(lab: &Lab, outcome: &Outcome) -> String {
+    let status = outcome.summary();
+    if style::plain() {
+        let minutes = plural(lab.minutes as usize, "minute", "minutes");
+        return format!("Lab {}, {}, {minutes}: {status}.", lab.number, lab.title);
+    }
+    let status = if outcome.is_done() {
+        style::green(&status)
+    } else {
+        style::red(&status)
+    };
+    format!(
+        "  {}  {:<34} {:>3} min  {status}",
+        lab.number, lab.title, lab.minutes
+    )
+}
+
+/// The next lab to work on, and how.
+pub fn print_next(paths: &Paths, lab: &Lab) {
+    let chapter = format!("src/{}", lab.page);
+    if style::plain() {
+        println!("\nNext: lab {}, {}.", lab.number, lab.title);
+        println!("Task: labs/{}/README.md", lab.slug);
+        println!(
+            "Chapter: {chapter}, or {} with scripts/serve",
+            lab.url(&lab.page)
+        );
+        if let Some(online) = paths.book_url(&lab.page) {
+            println!("Online: {online}");
+        }
+        println!("Check: cargo labs check {}", lab.number);
+        println!("Stuck? cargo labs hint {}", lab.number);
+        println!("Or leave cargo labs watch running while you edit.");
+        return;
+    }
+    println!(
+        "\n{} lab {}: {}",
+        style::bold("Next:"),
+        lab.number,
+        lab.title
+    );
+    println!("  task      labs/{}/README.md", lab.slug);
+    println!(
+        "  chapter   {chapter}  ({} with scripts/serve)",
+        lab.url(&lab.page)
+    );
+    if let Some(online) = paths.book_url(&lab.page) {
+        println!("            {online}");
+    }
+    println!("  check     cargo labs check {}", lab.number);
+    println!("  stuck?    cargo labs hint {}", lab.number);
+    println!("  or leave  cargo labs watch   running while you edit");
+}
+
+/// A lab just turned green: its solution page, and the lab after it.
+pub fn print_done(paths: &Paths, all: &[Lab], lab: &Lab) {
+    let page = lab.solution_page();
+    let local = paths.root.join("src").join(&page);
+    let rendered = paths
+        .root
+        .join("book")
+        .join("html")
+        .join(page.replace(".md", ".html"));
+    let next = all.iter().skip_while(|l| l.slug != lab.slug).nth(1);
+    let plain = style::plain();
+    if plain {
+        println!("\nDone: lab {} is green.", lab.number);
+    } else {
+        println!("\n{} Lab {} is green.", style::green("Done!"), lab.number);
+    }
+    let say = |label: &str, text: String| {
+        if plain {
+            println!("{label}: {text}");
+        } else {
+            println!("  {:<9} {text}", label.to_lowercase());
+        }
+    };
+    if local.is_file() {
+        say(
+            "Solution",
+            format!("src/{page}  ({} with scripts/serve)", lab.url(&page)),
+        );
+    }
+    if rendered.is_file() {
+        // The rendered book, where there is one (scripts/build-book, the offline kit).
+        say("HTML", rendered.display().to_string());
+    }
+    if let Some(online) = paths.book_url(&page) {
+        say(
+            if local.is_file() {
+                "Online"
+            } else {
+                "Solution"
+            },
+            online,
+        );
+    }
+    match next {
+        Some(n) => say(
+            "Next",
+            format!(
+                "lab {}: {}  (cargo labs check {}; cargo labs for the board)",
+                n.number, n.title, n.number
+            ),
+        ),
+        None => say(
+            "Next",
+            "that was the last lab: run cargo labs for the board".into(),
+        ),
+    }
+}
+
+/// What the compiler and the tests said: warnings first (they often point at the
+/// mistake), then the errors or the test output.
+pub fn print_details(evaluation: &Evaluation) {
+    if style::plain() {
+        return print_details_plain(evaluation);
+    }
+    match &evaluation.outcome {
+        // rustc's text already has the warnings among the errors.
+        Outcome::DoesNotCompile { rendered, .. } => print!("\n{rendered}"),
+        Outcome::Failing { output, .. } | Outcome::Hung { output, .. } => {
+            print_warnings(&evaluation.warnings);
+            print!("\n{output}");
+        }
+        Outcome::BreaksLesson { .. } | Outcome::Done { .. } => print_warnings(&evaluation.warnings),
+    }
+}
+
+fn print_warnings(warnings: &[Diagnostic]) {
+    if warnings.is_empty() {
+        return;
+    }
+    println!();
+    for w in warnings {
+        print!("{}", w.rendered);
+    }
+}
+
+/// One line per warning, error and failing test.
+fn print_details_plain(evaluation: &Evaluation) {
+    let mut lines: Vec<String> = evaluation
+        .warnings
+        .iter()
+        .map(|w| with_label(w, "warning"))
+        .collect();
+    if let Outcome::DoesNotCompile { errors, .. } = &evaluation.outcome {
+        lines.extend(errors.iter().map(|e| with_label(e, "error")));
+    }
+    // The same error at the same place (rustc repeats some with other notes): once.
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for line in lines {
+        match seen.iter_mut().find(|(l, _)| *l == line) {
+            Some((_, n)) => *n += 1,
+            None => seen.push((line, 1)),
+        }
+    }
+    for (line, n) in seen {
+        if n == 1 {
+            println!("{line}");
+        } else {
+            println!("{line} ({n} times)");
+        }
+    }
+    match &evaluation.outcome {
+        Outcome::DoesNotCompile { .. } => {}
+        Outcome::Failing { output, failed, .. } | Outcome::Hung { output, failed, .. } => {
+            let found = failures(output);
+            for name in failed {
+                match found.iter().find(|f| &f.name == name) {
+                    Some(f) => println!("{}", f.one_line()),
+                    None => println!("test {name} failed."),
+                }
+            }
+        }
+        Outcome::BreaksLesson { .. } | Outcome::Done { .. } => {}
+    }
+}
+
+/// "src/lib.rs:3:5: error[E0308]: mismatched types (expected `&B`, found `Arc<B>`)"
+fn with_label(d: &Diagnostic, level: &str) -> String {
+    let line = d.one_line(level);
+    match d.labels.first() {
+        Some(label) if !label.is_empty() && *label != d.message => format!("{line} ({label})"),
+        _ => line,
+    }
+}
+
+/// Where the learner's code still keeps what the lab forbids, and why that matters.
+pub fn print_breaches(outcome: &Outcome) {
+    let Outcome::BreaksLesson { breaches, .. } = outcome else {
+        return;
+    };
+    if style::plain() {
+        for breach in breaches {
+            println!("{}", breach.long());
+        }
+        return;
+    }
+    println!(
+        "\nEvery test passes, but the lab is not done while its code keeps what it teaches you to remove:"
+    );
+    for breach in breaches {
+        println!("  {}", style::red(&breach.long()));
+        if !breach.code.is_empty() {
+            println!("      {}", style::dim(&breach.code));
+        }
+    }
+}
+
+/// Why a test run was stopped, and what usually causes it.
+pub fn print_hang(outcome: &Outcome) {
+    let Outcome::Hung {
+        limit,
+        binary,
+        running,
+        ..
+    } = outcome
+    else {
+        return;
+    };
+    let which = match running.as_slice() {
+        [] => String::new(),
+        names => format!(" (still running: {})", names.join(", ")),
+    };
+    let cause = "The usual cause: a future that wakes itself and answers Pending again and \
+                 again (or a loop that polls without waiting) keeps the executor busy, so \
+                 tokio's paused clock never moves and no `timeout` in the test can fire.";
+    let limit_note =
+        "The limit: --time-limit SECS, LABS_TIME_LIMIT, or time-limit in the lab's Cargo.toml.";
+    if style::plain() {
+        println!(
+            "Stopped: {binary} was still running after {} s{which}. {cause} {limit_note}",
+            limit.as_secs()
+        );
+        return;
+    }
+    println!(
+        "\n{} {binary} was still running after {} s and was stopped{which}.",
+        style::red("Stopped:"),
+        limit.as_secs()
+    );
+    println!("{cause}");
+    println!("{}", style::dim(&format!("({limit_note})")));
+}
+
+/// Everything `check` and `watch` say about one evaluation of a lab.
+pub fn print_lab(paths: &Paths, lab: &Lab, evaluation: &Evaluation) {
+    print_details(evaluation);
+    let outcome = &evaluation.outcome;
+    if style::plain() {
+        println!("{}", status_line(lab, outcome));
+    } else {
+        println!("\n{}", status_line(lab, outcome));
+    }
+    print_breaches(outcome);
+    print_hang(outcome);
+    explain::print(paths, lab, evaluation);
+}

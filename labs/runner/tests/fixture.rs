@@ -1,0 +1,266 @@
+//! The runner, run for real on a fixture workspace (tests/fixtures/book): a green lab, a
+//! red one, one that does not compile, one whose tests hang (its time limit is 2 s), and
+//! one whose tests pass while its code keeps what the lab forbids. The fixture has no
+//! dependencies, so a cold build takes seconds; every test copies it first, so nothing is
+//! written into the source tree.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::{fs, io::Write};
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/book")
+}
+
+fn tmp() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("labs-runner-fixture")
+}
+
+/// Copies a tree, leaving files whose content is already the same untouched (so cargo's
+/// fingerprints of the shared copy survive from one test run to the next).
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let dest = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &dest);
+        } else if fs::read(&dest).ok() != Some(fs::read(&path).unwrap()) {
+            fs::copy(&path, &dest).unwrap();
+        }
+    }
+}
+
+/// A fresh copy of the fixture under target/tmp/, named `name`.
+fn fresh_copy(name: &str) -> PathBuf {
+    let dir = tmp().join(name);
+    let _ = fs::remove_dir_all(&dir);
+    copy_dir(&fixture(), &dir);
+    dir
+}
+
+/// The copy the read-only tests share, kept between runs and brought up to date.
+fn shared() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tmp().join("shared");
+        copy_dir(&fixture(), &dir);
+        dir
+    })
+}
+
+/// `cargo labs ARGS` on the copy at `root`, with `input` on stdin.
+fn labs_in(root: &Path, args: &[&str], input: Option<&str>) -> (Output, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_labs"));
+    cmd.args(args)
+        .current_dir(root.join("labs"))
+        .env("LABS_DIR", root.join("labs"))
+        .env("CARGO_TARGET_DIR", tmp().join("target"))
+        // Neither git repositories above the copy nor the caller's settings apply.
+        .env("GIT_CEILING_DIRECTORIES", tmp())
+        .env_remove("LABS_TIME_LIMIT")
+        .env_remove("NO_COLOR")
+        .env_remove("CARGO_MANIFEST_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("the runner starts");
+    let mut stdin = child.stdin.take().unwrap();
+    if let Some(text) = input {
+        stdin.write_all(text.as_bytes()).unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    // rustc and panics name files with `\` on Windows.
+    (out, text.replace('\\', "/"))
+}
+
+fn labs(args: &[&str]) -> (Output, String) {
+    labs_in(shared(), args, None)
+}
+
+#[test]
+fn the_board_shows_every_kind_of_lab() {
+    let (out, text) = labs(&["--plain"]);
+    assert!(out.status.success(), "{text}");
+    for line in [
+        "Lab 01, Green, 5 minutes: done (1 test passes).",
+        "Lab 02, Red, 5 minutes: 1 of 2 tests failing.",
+        "Lab 03, Does not compile, 5 minutes: does not compile (1 error: E0308).",
+        "Lab 04, Hangs, 5 minutes: stopped after 2 s: never_finishes never finished.",
+        "Lab 05, Tests pass, lesson broken, 5 minutes: tests pass, but src/lib.rs:2 still uses Arc (and 2 more places).",
+        "1 of 5 labs done.",
+        "Next: lab 02, Red.",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in:\n{text}");
+    }
+    // Plain: no colour codes, no drawing characters.
+    assert!(!text.contains('\x1b') && !text.contains('─'), "{text}");
+}
+
+#[test]
+fn a_green_lab_points_to_its_solution_and_the_next_lab() {
+    let (out, text) = labs(&["check", "01"]);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("done (1 test passes)"), "{text}");
+    assert!(
+        text.contains("solution  src/part1/01-green-solution.md"),
+        "{text}"
+    );
+    assert!(text.contains("next      lab 02: Red"), "{text}");
+}
+
+#[test]
+fn a_red_lab_names_its_failing_test_and_why() {
+    let (out, text) = labs(&["check", "02", "--plain"]);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("test the_answer failed at 02-red/tests/red.rs:3:5: assertion `left == right` failed: the answer is 42; left: 41; right: 42"),
+        "{text}"
+    );
+    assert!(text.contains("1 of 2 tests failing"), "{text}");
+}
+
+#[test]
+fn a_lab_that_does_not_compile_shows_rustc() {
+    let (out, text) = labs(&["check", "03"]);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("error[E0308]: mismatched types"), "{text}");
+    assert!(text.contains("does not compile (1 error: E0308)"), "{text}");
+}
+
+#[test]
+fn a_hanging_lab_is_stopped_at_its_time_limit() {
+    let (out, text) = labs(&["check", "04"]);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("tests/hang.rs was still running after 2 s and was stopped (still running: never_finishes)"),
+        "{text}"
+    );
+    assert!(text.contains("tokio's paused clock"), "{text}");
+    // The flag overrides the lab's own limit.
+    let (_, text) = labs(&["check", "04", "--time-limit", "1"]);
+    assert!(text.contains("stopped after 1 s"), "{text}");
+}
+
+#[test]
+fn green_tests_do_not_make_a_lab_done_while_it_breaks_its_lesson() {
+    let (out, text) = labs(&["check", "05", "--plain"]);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    for line in [
+        "src/lib.rs:2 still uses Arc: this lab is about removing it.",
+        "src/lib.rs:5 still uses Arc: this lab is about removing it.",
+        "src/lib.rs:9 still uses 'static: this lab is about removing it.",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in:\n{text}");
+    }
+    // The comment and the string on line 1 are not code.
+    assert!(!text.contains("src/lib.rs:1 "), "{text}");
+}
+
+#[test]
+fn verify_proves_the_solution_and_catches_a_mislabeled_wrong_answer() {
+    let (out, text) = labs(&["verify", "05"]);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    for line in [
+        "ok   05-lesson starter is red",
+        "ok   05-lesson solution is green",
+        "ok   05-lesson solution keeps the lesson",
+        "no Arc, no 'static, no Send",
+        "ok   05-lesson wrong/arc_kept.rs is red",
+        "FAIL 05-lesson wrong/mislabeled.rs is red",
+        "expected the tests to pass and the lesson to break on exactly [Arc], got: tests pass, but src/lib.rs:7 still uses 'static",
+        "verify: 6 checks, 1 failed",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn hints_come_one_at_a_time() {
+    let root = fresh_copy("hints");
+    let (_, text) = labs_in(&root, &["hint", "02"], None);
+    assert!(
+        text.contains("Hint 1 of 1: the number") && text.contains("One more."),
+        "{text}"
+    );
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CEILING_DIRECTORIES", tmp())
+        .stdout(Stdio::null())
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+#[test]
+fn reset_restores_the_starter_from_git_and_keeps_a_backup() {
+    let root = fresh_copy("reset-git");
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "starter"]);
+    let lib = root.join("labs/02-red/src/lib.rs");
+    let starter = fs::read_to_string(&lib).unwrap();
+    fs::write(&lib, "pub fn answer() -> u32 { 42 }\n").unwrap();
+
+    // Asked, and answered no: nothing changes.
+    let (_, text) = labs_in(&root, &["reset", "02"], Some("n\n"));
+    assert!(text.contains("Nothing changed."), "{text}");
+    assert_eq!(
+        fs::read_to_string(&lib).unwrap(),
+        "pub fn answer() -> u32 { 42 }\n"
+    );
+
+    let (out, text) = labs_in(&root, &["reset", "02", "--yes"], None);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(fs::read_to_string(&lib).unwrap(), starter);
+    let backups: Vec<PathBuf> = fs::read_dir(root.join("labs/02-red/backup"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(backups.len(), 1, "{text}");
+    assert_eq!(
+        fs::read_to_string(backups[0].join("src/lib.rs")).unwrap(),
+        "pub fn answer() -> u32 { 42 }\n"
+    );
+    assert!(text.contains("labs/02-red/backup/"), "{text}");
+
+    let (_, text) = labs_in(&root, &["reset", "02", "--yes"], None);
+    assert!(text.contains("already its starter"), "{text}");
+}
+
+#[test]
+fn reset_without_git_uses_the_pristine_copy() {
+    let root = fresh_copy("reset-copy");
+    let lab = root.join("labs/02-red");
+    // No git here (GIT_CEILING_DIRECTORIES stops the search), and no copy yet.
+    let (out, text) = labs_in(&root, &["reset", "02", "--yes"], None);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains(".starter/src/"), "{text}");
+
+    copy_dir(&lab.join("src"), &lab.join(".starter/src"));
+    fs::write(lab.join("src/lib.rs"), "// mine\n").unwrap();
+    fs::write(lab.join("src/extra.rs"), "// also mine\n").unwrap();
+    let (out, text) = labs_in(&root, &["reset", "02", "--yes"], None);
+    assert!(out.status.success(), "{text}");
+    assert_eq!(
+        fs::read_to_string(lab.join("src/lib.rs")).unwrap(),
+        fs::read_to_string(lab.join(".starter/src/lib.rs")).unwrap()
+    );
+    assert!(!lab.join("src/extra.rs").exists(), "{text}");
+}
