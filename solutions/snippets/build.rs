@@ -101,7 +101,9 @@ fn quiz_output(text: &str) -> Option<String> {
         .find(|&i| {
             lines[i].starts_with("## ")
                 || (lines[i].trim() == "<details>"
-                    && lines.get(i + 1).is_some_and(|n| n.contains("Speaker notes")))
+                    && lines
+                        .get(i + 1)
+                        .is_some_and(|n| n.contains("Speaker notes")))
         })
         .unwrap_or(lines.len());
 
@@ -128,8 +130,7 @@ fn quiz_output(text: &str) -> Option<String> {
     for answer in (start..end).filter(|&i| lines[i].trim() == "<summary>Answer</summary>") {
         let question = blocks
             .iter()
-            .filter(|b| b.first > previous && b.close < answer)
-            .last();
+            .rfind(|b| b.first > previous && b.close < answer);
         // The answer's first block, if nothing but blank lines stands before it.
         let printed = blocks.iter().find(|b| b.first > answer).filter(|b| {
             b.info == "text" && (answer + 1..b.first - 1).all(|i| lines[i].trim().is_empty())

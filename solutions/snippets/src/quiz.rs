@@ -3,13 +3,19 @@
 //! `main` that runs the program and compares what it printed with the answer. Each doc
 //! test runs in a process of its own, so one buffer per process is enough; a lock keeps
 //! threads the program starts writing whole lines.
+#![expect(
+    clippy::disallowed_types,
+    reason = "a question's program may print from threads it starts (chapter 17's workers)"
+)]
 
 use std::sync::Mutex;
 
 static OUTPUT: Mutex<String> = Mutex::new(String::new());
 
 fn buffer() -> std::sync::MutexGuard<'static, String> {
-    OUTPUT.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    OUTPUT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// What `print!` writes.
