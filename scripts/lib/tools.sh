@@ -22,6 +22,18 @@ ensure_rust() {
   fi
 }
 
+# The dated nightly with Miri and the standard library's source (Miri builds its own
+# sysroot from it), for scripts/miri. Stable has no Miri.
+ensure_miri() {
+  command -v rustup >/dev/null || die "rustup is needed: https://rustup.rs"
+  if ! cargo "+$MIRI_TOOLCHAIN" miri --version >/dev/null 2>&1 ||
+     ! rustup component list --toolchain "$MIRI_TOOLCHAIN" --installed 2>/dev/null | grep -q '^rust-src'; then
+    say "installing $MIRI_TOOLCHAIN with miri and rust-src (once)"
+    rustup toolchain install "$MIRI_TOOLCHAIN" --profile minimal --component miri,rust-src ||
+      die "could not install $MIRI_TOOLCHAIN with miri"
+  fi
+}
+
 # The standard libraries of the other OSes learners use, so scripts/test can type-check
 # the runner, the labs and the solutions for them (`cargo check --target`; nothing links).
 CROSS_TARGETS="x86_64-pc-windows-msvc aarch64-apple-darwin"

@@ -1,14 +1,19 @@
 //! Tests for lab 01, written once: labs/01-countdown and solutions/01-countdown both run
 //! this file. They poll `Countdown` by hand with a waker that counts its wake-ups, then
-//! hand it to a real executor, `futures::executor::block_on`. The counting waker and the
-//! guard that turns a hang into a failure come from `labs/support` (lab-support).
+//! hand it to a real executor, `futures::executor::block_on`. The counting waker, the
+//! guard that turns a hang into a failure and the allocation counter come from
+//! `labs/support` (lab-support).
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use countdown::Countdown;
+use lab_support::alloc::{CountingAllocator, allocations_during};
 use lab_support::{MustWake, counting_waker, within};
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 /// Runs a test's body on a fresh thread under a watchdog, so that a `poll` that never
 /// returns fails the test instead of hanging it.
@@ -141,6 +146,35 @@ fn block_on_runs_it_to_the_end() {
         assert_eq!(
             polls, 1_001,
             "block_on polls once per wake-up, plus the first poll"
+        );
+    });
+}
+
+#[test]
+fn a_poll_allocates_nothing() {
+    watched(|| {
+        // Waking costs nothing here: the counting waker is an `Arc`, so even a clone of it
+        // only bumps a count. A `poll` that allocates does something it need not do, such
+        // as spawning a thread to deliver the wake-up (and then waiting for it).
+        let (_counter, waker) = counting_waker();
+        let mut cx = Context::from_waker(&waker);
+        let mut countdown = Countdown::new(100);
+
+        // Other tests check the count; this one only looks at the heap.
+        let ((), allocations) = allocations_during(|| {
+            for _ in 0..200 {
+                if Pin::new(&mut countdown).poll(&mut cx).is_ready() {
+                    break;
+                }
+            }
+        });
+
+        assert_eq!(
+            allocations, 0,
+            "polling Countdown::new(100) to the end allocated {allocations} times: a \
+             countdown needs no heap. A thread spawned to deliver the wake-up (joined or \
+             not) allocates on every poll and costs an OS thread per Pending; wake \
+             `cx.waker()` by reference, in `poll`"
         );
     });
 }

@@ -30,6 +30,17 @@ const EXTRA_WAKE: &str = "nothing happened, yet the task was woken: a combinator
     executor poll it again for nothing, in a loop if it does so on every poll. Pass `cx` \
     to the children and let them wake the task";
 
+/// A wake-up went to the task of an earlier poll.
+const STALE_WAKE: &str = "the wake-up went to the task that polled first, not to the one \
+    polling now: the combinator kept the waker (or a `Context`) of an earlier poll. A \
+    future can be handed from one task to another between two polls; pass each poll's own \
+    `cx` down, and keep no waker";
+
+/// The task was woken by a combinator that had just returned `Ready`.
+const READY_WAKE: &str = "the combinator returned Ready and woke the task as well: whoever \
+    polled it has the output already, so the wake-up only makes the executor poll the \
+    task again for nothing. Only a child that cannot go on yet arranges a wake-up";
+
 /// Runs a test's body on a fresh thread under a watchdog: a `poll` that loops until its
 /// children are ready never returns when they wait for an event, and the test would
 /// hang instead of failing.
@@ -291,6 +302,102 @@ fn select_passes_the_tasks_waker_to_both_sides() {
             panic!("`a` was opened, so Select must be Ready(Left((a, b)))");
         };
         assert_eq!(*winner, 'a');
+    });
+}
+
+/// Polls `future` once as `first`, then once as `second`; runs `events` (the test opens
+/// gates); then checks that the events woke `second`, the task polling now, `want`
+/// times, and `first` never.
+fn handed_over<F: Future + Unpin>(future: &mut F, events: impl FnOnce(), want: usize, what: &str) {
+    let (first, second) = (TestTask::new(), TestTask::new());
+    assert!(first.poll(future).is_pending());
+    assert!(second.poll(future).is_pending());
+    let before = (first.wakes(), second.wakes());
+    events();
+    assert_eq!(first.wakes(), before.0, "{what}: {STALE_WAKE}");
+    assert_eq!(second.wakes() - before.1, want, "{what}: {LOST_WAKE}");
+}
+
+#[test]
+fn they_pass_the_waker_of_the_latest_poll() {
+    watched(|| {
+        // Each combinator is polled once by one task, then by another, before its child's
+        // event comes: the wake-up must reach the second task, the one polling it now.
+        let task = TestTask::new();
+        let gate = Gate::new();
+        let mut mapped = map(gate.wait(), |n: u32| n + 1);
+        handed_over(&mut mapped, || gate.open(1), 1, "Map");
+        assert_eq!(task.poll(&mut mapped), Poll::Ready(2));
+
+        let (a, b) = (Gate::new(), Gate::new());
+        let mut joined = join(a.wait(), b.wait());
+        let events = || {
+            a.open('a');
+            b.open('b');
+        };
+        handed_over(&mut joined, events, 2, "Join");
+        assert_eq!(task.poll(&mut joined), Poll::Ready(('a', 'b')));
+
+        let (a, b) = (Gate::<char>::new(), Gate::new());
+        let mut race = select(a.wait(), b.wait());
+        handed_over(&mut race, || b.open('b'), 1, "Select");
+        assert!(matches!(
+            task.poll(&mut race),
+            Poll::Ready(Either::Right(('b', _)))
+        ));
+    });
+}
+
+/// Polls `future` once more as `task`, expects `Ready`, and checks that this last poll
+/// woke nobody.
+fn last_poll<F: Future + Unpin>(task: &TestTask, future: &mut F, what: &str) -> F::Output {
+    let before = task.wakes();
+    let Poll::Ready(output) = task.poll(future) else {
+        panic!("{what}: every child is ready, so this poll must be Ready");
+    };
+    assert_eq!(task.wakes(), before, "{what}: {READY_WAKE}");
+    output
+}
+
+#[test]
+fn ready_wakes_nobody() {
+    watched(|| {
+        // Ready on the first poll, with children that are ready at once.
+        let task = TestTask::new();
+        let polls = Cell::new(0);
+        let (a_polls, b_polls) = (Cell::new(0), Cell::new(0));
+        let mut mapped = map(steps(0, 1, &polls), |n| n + 1);
+        assert_eq!(last_poll(&task, &mut mapped, "Map"), 2);
+        let mut joined = join(steps(0, 'a', &a_polls), steps(0, 'b', &b_polls));
+        assert_eq!(last_poll(&task, &mut joined, "Join"), ('a', 'b'));
+        let mut race = select(steps(0, 'a', &a_polls), steps(0, 'b', &b_polls));
+        assert!(matches!(
+            last_poll(&task, &mut race, "Select"),
+            Either::Left(('a', _))
+        ));
+
+        // Ready after the children's events.
+        let gate = Gate::new();
+        let mut mapped = map(gate.wait(), |n: u32| n + 1);
+        assert!(task.poll(&mut mapped).is_pending());
+        gate.open(1);
+        assert_eq!(last_poll(&task, &mut mapped, "Map"), 2);
+
+        let (a, b) = (Gate::new(), Gate::new());
+        let mut joined = join(a.wait(), b.wait());
+        assert!(task.poll(&mut joined).is_pending());
+        a.open('a');
+        b.open('b');
+        assert_eq!(last_poll(&task, &mut joined, "Join"), ('a', 'b'));
+
+        let (a, b) = (Gate::<char>::new(), Gate::<char>::new());
+        let mut race = select(a.wait(), b.wait());
+        assert!(task.poll(&mut race).is_pending());
+        a.open('a');
+        assert!(matches!(
+            last_poll(&task, &mut race, "Select"),
+            Either::Left(('a', _))
+        ));
     });
 }
 

@@ -20,7 +20,7 @@ use block_on::block_on;
 use futures::FutureExt as _;
 use futures::channel::oneshot;
 use lab_support::alloc::{CountingAllocator, allocations_during};
-use lab_support::within;
+use lab_support::{Gauge, OsThread, within};
 
 #[global_allocator]
 static GLOBAL: CountingAllocator = CountingAllocator;
@@ -243,5 +243,117 @@ fn builds_its_waker_once() {
         "block_on allocated {few} times for a future polled 11 times and {many} times for \
          one polled 1,001 times: it allocates on every poll. Build the waker once, before \
          the loop, and poll with it every time"
+    );
+}
+
+#[test]
+fn drops_the_future_before_it_returns() {
+    let (output, left) = on_fresh_thread(|| {
+        let alive = Gauge::new();
+        // The guard lives in the future itself (the closure `poll_fn` keeps), so it goes
+        // only when the future is dropped, not when it finishes.
+        let guard = alive.enter();
+        let mut yields = 2;
+        let output = block_on(poll_fn(move |cx| {
+            assert_not_noop(cx);
+            let _held = &guard;
+            if yields == 0 {
+                return Poll::Ready("done");
+            }
+            yields -= 1;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }));
+        (output, alive.now())
+    });
+    assert_eq!(output, "done");
+    assert_eq!(
+        left, 0,
+        "block_on returned, but the future it ran was never dropped: its destructors (a \
+         drop guard, a file to close, a lock to release, a borrow to end) never run. \
+         `Box::leak` and `ManuallyDrop` leak it; `pin!` pins it on block_on's stack, which \
+         drops it when block_on returns"
+    );
+}
+
+/// What another thread saw of block_on's thread while it waited for 3 wake-ups.
+struct Watched {
+    /// Samples taken while block_on waited, and how many of them found it asleep.
+    samples: usize,
+    asleep: usize,
+    /// How many times it went to sleep in that time.
+    sleeps: u64,
+}
+
+/// Runs a future under block_on that must be woken 3 times by another thread, each time
+/// 100 ms after it handed out its waker; meanwhile that thread watches block_on's thread
+/// through the OS. `None` where the OS does not tell (only Linux does).
+fn watch_block_on() -> Option<Watched> {
+    const WAKES: usize = 3;
+    let me = OsThread::current()?;
+    let (to_waker, wakers) = mpsc::channel::<Waker>();
+    let (woken, from_waker) = mpsc::channel();
+    let watcher = thread::spawn(move || {
+        let first = me.sleeps();
+        let mut seen = Watched {
+            samples: 0,
+            asleep: 0,
+            sleeps: 0,
+        };
+        for waker in wakers.iter().take(WAKES) {
+            // 20 looks, 5 ms apart: the thread has returned Pending and should be asleep.
+            for _ in 0..20 {
+                thread::sleep(5 * MS);
+                seen.samples += 1;
+                seen.asleep += usize::from(me.asleep() == Some(true));
+            }
+            seen.sleeps = me.sleeps().zip(first).map_or(0, |(now, first)| now - first);
+            let _ = woken.send(());
+            waker.wake();
+        }
+        seen
+    });
+    let (mut wakes, mut waiting) = (0, false);
+    block_on(poll_fn(move |cx| {
+        assert_not_noop(cx);
+        while from_waker.try_recv().is_ok() {
+            wakes += 1;
+            waiting = false;
+        }
+        if wakes == WAKES {
+            return Poll::Ready(());
+        }
+        if !waiting {
+            waiting = true;
+            let _ = to_waker.send(cx.waker().clone());
+        }
+        Poll::Pending
+    }));
+    Some(watcher.join().expect("the watching thread"))
+}
+
+#[test]
+fn sleeps_while_it_waits() {
+    let Some(seen) = on_fresh_thread(watch_block_on) else {
+        return; // the OS does not say whether a thread sleeps (not Linux): nothing to check
+    };
+    eprintln!(
+        "DEBUG asleep {}/{} sleeps {}",
+        seen.asleep, seen.samples, seen.sleeps
+    );
+    assert!(
+        seen.asleep > 0,
+        "block_on's thread was never asleep while it waited 3 × 100 ms for its wake-ups \
+         (0 of {} looks): it spins, polling a flag or calling `yield_now` or \
+         `spin_loop` in a loop, and burns a CPU core meanwhile. Park the thread \
+         (`thread::park`) until the waker unparks it",
+        seen.samples
+    );
+    assert!(
+        seen.sleeps <= 10,
+        "block_on's thread went to sleep {} times while it waited for 3 wake-ups: it \
+         naps (a `sleep` or a `park_timeout` in a loop) and wakes up again and again to \
+         check for itself. Park until the waker unparks it: one sleep per wake-up",
+        seen.sleeps
     );
 }

@@ -76,6 +76,24 @@ impl<'a> Site<'a> {
     }
 }
 
+/// The same site, reached through a client that sends a request as soon as `fetch` is
+/// called, before anyone polls the future it returns (many clients work this way: the
+/// future only waits for the answer). A request is in flight from that call on.
+struct Eager<'s, 'a>(&'s Site<'a>);
+
+impl Source for Eager<'_, '_> {
+    fn fetch(&self, id: u32) -> impl Future<Output = String> {
+        let site = self.0;
+        site.started.borrow_mut().push(id);
+        let in_flight = site.in_flight.enter();
+        async move {
+            let _in_flight = in_flight;
+            sleep((site.latency)(id)).await;
+            format!("item {id}")
+        }
+    }
+}
+
 fn items(ids: &[u32]) -> Vec<String> {
     ids.iter().map(|id| format!("item {id}")).collect()
 }
@@ -269,5 +287,92 @@ fn a_thousand_ids_seven_at_a_time() {
             "fetch_as_ready: 143 rounds"
         );
         site.assert_each_requested_in_order(&ids);
+    });
+}
+
+#[test]
+fn fetch_is_called_only_when_a_slot_is_free() {
+    virtual_time(|| async {
+        for as_ready in [false, true] {
+            let which = if as_ready {
+                "fetch_as_ready"
+            } else {
+                "fetch_in_order"
+            };
+            let in_flight = Gauge::new();
+            let site = Site::new(&in_flight, |_| 100 * MS);
+            let client = Eager(&site);
+
+            let start = Instant::now();
+            let got = if as_ready {
+                sorted(fetch_as_ready(&client, &TEN, 3).await)
+            } else {
+                fetch_in_order(&client, &TEN, 3).await
+            };
+
+            assert_eq!(
+                in_flight.peak(),
+                3,
+                "{which}: with a limit of 3, {} requests were in flight at once. This source \
+                 sends a request as soon as `fetch` is called, as many clients do, so \
+                 calling `fetch` for ids whose turn has not come (collecting every future \
+                 first, or creating the next one early) starts them. Call `fetch` only \
+                 when a slot is free",
+                in_flight.peak()
+            );
+            assert_eq!(got, items(&TEN), "{which}");
+            assert_eq!(start.elapsed(), 400 * MS, "{which}: 4 rounds of 100 ms");
+            site.assert_each_requested_in_order(&TEN);
+        }
+    });
+}
+
+#[test]
+fn limits_from_one_to_beyond_the_ids() {
+    // A limit of 1 is one request at a time; a wide limit is not capped at some number
+    // that looked big enough; a limit above the number of ids starts them all.
+    let ids: Vec<u32> = (0..1_000).map(|i| (i * 37) % 1_000).collect();
+    virtual_time(move || async move {
+        for (limit, n, peak, rounds) in
+            [(1, 5, 1, 5), (600, 1_000, 600, 2), (5_000, 1_000, 1_000, 1)]
+        {
+            let ids = &ids[..n];
+            for as_ready in [false, true] {
+                let which = if as_ready {
+                    "fetch_as_ready"
+                } else {
+                    "fetch_in_order"
+                };
+                let in_flight = Gauge::new();
+                let site = Site::new(&in_flight, |_| 100 * MS);
+
+                let start = Instant::now();
+                let got = if as_ready {
+                    sorted(fetch_as_ready(&site, ids, limit).await)
+                } else {
+                    fetch_in_order(&site, ids, limit).await
+                };
+
+                assert_eq!(
+                    in_flight.peak(),
+                    peak,
+                    "{which}, {n} ids with a limit of {limit}: {peak} requests should be in \
+                     flight at the busiest moment. The limit is the caller's: use it as it \
+                     is, not capped or raised"
+                );
+                assert_eq!(
+                    start.elapsed(),
+                    rounds * 100 * MS,
+                    "{which}, {n} ids with a limit of {limit}: {rounds} rounds of 100 ms"
+                );
+                let want = if as_ready {
+                    sorted(items(ids))
+                } else {
+                    items(ids)
+                };
+                assert_eq!(got, want, "{which}");
+                site.assert_each_requested_in_order(ids);
+            }
+        }
     });
 }

@@ -9,7 +9,9 @@
 //! src/lib.rs (`//! replaces: NAME`, default `solution`). Its header names how it must
 //! fail: `//! expect-fail: test_a, test_b` or `//! expect-error: E0308`, or, for an
 //! answer that passes every test but keeps what the lab forbids, `//! expect-lesson: Arc`
-//! (exactly the items it breaks). verify builds
+//! (exactly the items it breaks). A fault that shows through a race the answer loses
+//! only most of the time goes in `//! may-also-fail: test_c` (those may fail or not).
+//! verify builds
 //! it as a throwaway crate in target/labs-runner/wrong/, with the solution's tests and
 //! the solutions workspace's pinned dependencies. Files in solutions/NN-slug/alt/ work
 //! the same way but are other correct answers (a book page may show them): their header
@@ -351,6 +353,10 @@ fn variants(dir: &Path) -> Result<Vec<PathBuf>, String> {
 /// A wrong (or alternative) answer's header and body.
 struct Wrong {
     expect: Expect,
+    /// Tests that may fail too, or not: a wrong answer whose fault shows through a race
+    /// it loses only most of the time (`//! may-also-fail: test_c`). The `expect-fail`
+    /// tests must fail every time.
+    may_also_fail: Vec<String>,
     replaces: String,
     body: String,
 }
@@ -363,6 +369,7 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
             .collect()
     };
     let (mut expect, mut replaces, mut body) = (None, "solution".to_owned(), String::new());
+    let mut may_also_fail = Vec::new();
     for line in text.lines() {
         match line.strip_prefix("//!").map(str::trim) {
             Some(h) if h.starts_with("expect-fail:") => {
@@ -375,6 +382,7 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
             Some(h) if h.starts_with("expect-lesson:") => {
                 expect = Some(Expect::Lesson(lesson::parse_list(&list(&h[14..]))?))
             }
+            Some(h) if h.starts_with("may-also-fail:") => may_also_fail = list(&h[14..]),
             Some(h) if h.starts_with("replaces:") => replaces = h[9..].trim().to_owned(),
             Some(_) => {}
             None => {
@@ -388,6 +396,7 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
     )?;
     Ok(Wrong {
         expect,
+        may_also_fail,
         replaces,
         body,
     })
@@ -460,7 +469,26 @@ fn check_variant(
     }
     .evaluate()?
     .outcome;
-    expect(&wrong.expect, &outcome)
+    expect(&wrong.expect, &without(outcome, &wrong.may_also_fail))
+}
+
+/// The outcome with the tests that may fail either way taken out of its failures.
+fn without(outcome: Outcome, may_fail: &[String]) -> Outcome {
+    match outcome {
+        Outcome::Failing {
+            failed,
+            total,
+            output,
+        } if !may_fail.is_empty() => Outcome::Failing {
+            failed: failed
+                .into_iter()
+                .filter(|t| !may_fail.contains(t))
+                .collect(),
+            total,
+            output,
+        },
+        other => other,
+    }
 }
 
 /// A stand-alone manifest: the solution's library name and tests, and its dependencies

@@ -5,10 +5,16 @@
 //!   and a relay that catches a future returning `Pending` without arranging a wake-up;
 //! - [`gate`]: a future the test finishes by hand, which wakes the task that polled it;
 //! - [`gauge`]: how many things are in flight now, at most, and in all (drop guards);
-//! - [`alloc`]: a counting global allocator, per thread;
+//! - [`os_thread`]: whether a thread is asleep, and how often it went to sleep (Linux's
+//!   `/proc`), to tell a thread that parks from one that spins or naps;
+//! - [`alloc`]: a counting global allocator, per thread (allocations and deallocations);
+//! - [`poll`]: polling by hand with no runtime (for allocation counts and Miri), and the
+//!   smallest await point, [`yield_once`];
 //! - [`watchdog`]: turns a hang into a failing test with a message that names the cause,
 //!   by wall clock (a thread, with a paused current-thread or local runtime) or by a
-//!   poll budget (deterministic).
+//!   poll budget (deterministic);
+//! - [`http`]: a blocking HTTP/1.1 client for servers on 127.0.0.1, with time limits on
+//!   every read and write, that sends good requests and bad bytes alike.
 //!
 //! Tests need an `Arc` to build a `std::task::Wake` waker; that is std's API, so this
 //! crate, not the labs, holds it.
@@ -20,10 +26,15 @@
 pub mod alloc;
 pub mod gate;
 pub mod gauge;
+pub mod http;
+pub mod os_thread;
+pub mod poll;
 pub mod waker;
 pub mod watchdog;
 
 pub use gate::Gate;
 pub use gauge::Gauge;
+pub use os_thread::OsThread;
+pub use poll::{poll_once, poll_to_end, yield_once};
 pub use waker::{CountingWaker, MustWake, TestTask, counting_waker};
 pub use watchdog::{PollBudget, paused, paused_local, within};

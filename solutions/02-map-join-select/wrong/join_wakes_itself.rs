@@ -2,7 +2,7 @@
 //! by waking the task on every `Pending`. Nothing hangs any more, and every test that
 //! only counts outputs passes; but the executor now polls the task in a loop while it
 //! waits (busy polling), and a counting waker sees a wake-up where nothing happened.
-//! expect-fail: join_passes_the_tasks_waker_to_both_sides
+//! expect-fail: join_passes_the_tasks_waker_to_both_sides, they_pass_the_waker_of_the_latest_poll
 //! replaces: join_poll
 
 fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {

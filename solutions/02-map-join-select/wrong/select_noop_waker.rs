@@ -1,6 +1,6 @@
 //! Wrong: `Select` polls both racers with `Waker::noop()` instead of the task's `cx`,
 //! so neither racer's wake-up reaches the task.
-//! expect-fail: select_hands_back_the_unfinished_future, select_passes_the_tasks_waker_to_both_sides
+//! expect-fail: select_hands_back_the_unfinished_future, select_passes_the_tasks_waker_to_both_sides, they_pass_the_waker_of_the_latest_poll
 //! replaces: select_poll
 
 fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Self::Output> {

@@ -1,7 +1,7 @@
 //! Wrong: builds a waker, but one whose `wake` does nothing, and sleeps 2 ms between
 //! polls. The waker is only there to satisfy `Context::from_waker`: the loop polls
 //! on its own schedule, woken or not.
-//! expect-fail: polls_once_per_wake
+//! expect-fail: polls_once_per_wake, sleeps_while_it_waits
 //! replaces: solution
 
 use std::pin::pin;

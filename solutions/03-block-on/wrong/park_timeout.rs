@@ -1,7 +1,7 @@
 //! Wrong: a real waker, but `park_timeout(1 ms)` "in case a wake-up is lost". A lost
 //! wake-up is a bug to fix, not to poll around: this polls every millisecond while the
 //! future waits, whether or not anyone woke it.
-//! expect-fail: polls_once_per_wake
+//! expect-fail: polls_once_per_wake, sleeps_while_it_waits
 //! replaces: block_on
 
 pub fn block_on<F: Future>(fut: F) -> F::Output {

@@ -1,7 +1,7 @@
 //! Wrong: asks for a `'static` future, as `spawn` does. `block_on` returns only once
 //! the future is done, so the future may borrow from its caller; the bound refuses
 //! that (see `borrows_from_its_caller`).
-//! expect-error: E0373
+//! expect-error: E0373, E0597
 //! replaces: block_on
 
 pub fn block_on<F: Future + 'static>(fut: F) -> F::Output {

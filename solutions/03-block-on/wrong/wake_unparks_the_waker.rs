@@ -2,7 +2,7 @@
 //! `wake`, which is awake already. A future that wakes itself during its poll still
 //! works; a wake-up from another thread leaves `block_on` parked, and the watchdog
 //! fails those tests after 10 s.
-//! expect-fail: completes_when_woken_from_another_thread, keeps_up_with_500_wakes, polls_once_per_wake
+//! expect-fail: completes_when_woken_from_another_thread, keeps_up_with_500_wakes, polls_once_per_wake, sleeps_while_it_waits
 //! replaces: solution
 
 use std::pin::pin;

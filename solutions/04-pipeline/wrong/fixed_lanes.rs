@@ -4,7 +4,7 @@
 //! but a slow request holds up its own lane while the others run ahead, so requests no
 //! longer start in the order asked, and a lane that is done sits idle while another
 //! still has work queued.
-//! expect-fail: a_sliding_window_not_batches, items_come_back_in_the_order_asked
+//! expect-fail: a_sliding_window_not_batches, items_come_back_in_the_order_asked, limits_from_one_to_beyond_the_ids
 //! replaces: in_order
 
 pub async fn fetch_in_order<S: Source>(source: &S, ids: &[u32], limit: usize) -> Vec<String> {

@@ -3,7 +3,7 @@
 //! only thing that brings the task back is its own yield: it polls in a loop while the
 //! requests wait (busy polling), and in virtual time the clock stops, because the
 //! runtime is never idle. The tests' poll budget fails it at once instead of hanging.
-//! expect-fail: a_sliding_window_not_batches, a_thousand_ids_seven_at_a_time, items_come_back_in_the_order_asked, never_more_than_limit_in_flight, ten_items_three_at_a_time_take_four_rounds
+//! expect-fail: a_sliding_window_not_batches, a_thousand_ids_seven_at_a_time, fetch_is_called_only_when_a_slot_is_free, items_come_back_in_the_order_asked, limits_from_one_to_beyond_the_ids, never_more_than_limit_in_flight, ten_items_three_at_a_time_take_four_rounds
 //! replaces: in_order
 
 pub async fn fetch_in_order<S: Source>(source: &S, ids: &[u32], limit: usize) -> Vec<String> {

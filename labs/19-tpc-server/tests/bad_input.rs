@@ -1,0 +1,278 @@
+//! Bad input for lab 19's server: malformed requests, oversized heads, bodies longer or
+//! slower than they said, clients that stop halfway or never read. The server answers
+//! 400/408/413/431 or closes the connection within a bounded time, keeps serving
+//! well-behaved clients meanwhile, never panics, and shuts down cleanly afterwards.
+//!
+//! Timeouts here are real time (the sockets are real), so they are short (300 ms) and
+//! every check only waits for an event, up to a generous 10 s: no test measures time.
+
+mod common;
+
+use std::io::Read;
+use std::time::Duration;
+
+use common::{Client, Probe, config, serve, watched};
+use tpc_server::Config;
+
+/// The one timeout a test waits for; the others stay long, so that no well-behaved
+/// request can run into a short one on a busy machine.
+const SHORT: Duration = Duration::from_millis(300);
+
+/// A request line hyper cannot parse: 400, then the connection closes.
+#[test]
+fn a_malformed_request_line_gets_400() {
+    watched(|| {
+        let probe = Probe::default();
+        serve(config(1), &probe, |addr, _| {
+            for garbage in [
+                &b"GARBAGE\r\n\r\n"[..],
+                b"GET / HTTP/9.9\r\n\r\n",
+                b"GET /\x7f HTTP/1.1\r\n\r\n",
+            ] {
+                let mut client = Client::connect(addr);
+                client.send(garbage).unwrap();
+                let reply = client.read_reply().expect("a reply to a malformed request");
+                assert_eq!(reply.status, 400, "{:?}", String::from_utf8_lossy(garbage));
+                client.wait_closed().expect("closed after 400");
+            }
+            assert_eq!(Client::connect(addr).get("/").status, 200);
+        });
+    });
+}
+
+fn with_headers(n: usize) -> Vec<u8> {
+    let mut request = b"GET / HTTP/1.1\r\nhost: t\r\n".to_vec();
+    for i in 1..n {
+        request.extend_from_slice(format!("x-header-{i}: {i}\r\n").as_bytes());
+    }
+    request.extend_from_slice(b"\r\n");
+    request
+}
+
+/// hyper's default limit is 100 headers: 100 are served, 101 get 431 and a close.
+#[test]
+fn more_than_100_headers_get_431() {
+    watched(|| {
+        let probe = Probe::default();
+        serve(config(1), &probe, |addr, _| {
+            let mut client = Client::connect(addr);
+            client.send(&with_headers(100)).unwrap();
+            assert_eq!(client.read_reply().unwrap().status, 200);
+
+            let mut client = Client::connect(addr);
+            client.send(&with_headers(101)).unwrap();
+            assert_eq!(client.read_reply().unwrap().status, 431);
+            client.wait_closed().expect("closed after 431");
+        });
+    });
+}
+
+/// A head over `max_header_size`: 431 and a close. Just over the limit, hyper reads it all
+/// and the 431 arrives; far over it, hyper stops reading, and the bytes it never read may
+/// turn the close into a reset that overtakes the 431, so a bare close is accepted there.
+#[test]
+fn a_huge_head_gets_431_or_a_close() {
+    watched(|| {
+        let probe = Probe::default();
+        let small = Config {
+            max_header_size: 4096,
+            ..config(1)
+        };
+        serve(small, &probe, |addr, _| {
+            let head = |size: usize| {
+                let mut request = b"GET / HTTP/1.1\r\nhost: t\r\nx-big: ".to_vec();
+                request.resize(size - 4, b'a');
+                request.extend_from_slice(b"\r\n\r\n");
+                request
+            };
+            let mut client = Client::connect(addr);
+            client.send(&head(4096)).unwrap();
+            assert_eq!(
+                client.read_reply().unwrap().status,
+                200,
+                "4096 bytes are allowed"
+            );
+
+            let mut client = Client::connect(addr);
+            client.send(&head(4097)).unwrap();
+            assert_eq!(client.read_reply().unwrap().status, 431);
+            client.wait_closed().expect("closed after 431");
+
+            let mut client = Client::connect(addr);
+            let _ = client.send(&head(1 << 20)); // may fail once the server has closed
+            let sent = client
+                .wait_closed()
+                .expect("a huge head closes the connection");
+            assert!(
+                sent.is_empty() || sent.starts_with(b"HTTP/1.1 431"),
+                "431 or a plain close, got {:?}",
+                String::from_utf8_lossy(&sent[..sent.len().min(200)])
+            );
+            assert_eq!(Client::connect(addr).get("/").status, 200);
+        });
+    });
+}
+
+/// hyper reads exactly `Content-Length` bytes of body. What follows is the next request:
+/// garbage gets 400 and a close, a valid request is served (pipelining).
+#[test]
+fn bytes_after_the_content_length_are_the_next_request() {
+    watched(|| {
+        let probe = Probe::default();
+        serve(config(1), &probe, |addr, _| {
+            let head = "POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 5\r\n\r\n";
+            let mut client = Client::connect(addr);
+            client
+                .send(format!("{head}helloGARBAGE\r\n\r\n").as_bytes())
+                .unwrap();
+            assert_eq!(client.read_reply().unwrap().text(), "5 bytes");
+            assert_eq!(client.read_reply().unwrap().status, 400);
+            client.wait_closed().expect("closed after 400");
+
+            let mut client = Client::connect(addr);
+            client
+                .send(format!("{head}helloGET / HTTP/1.1\r\nhost: t\r\n\r\n").as_bytes())
+                .unwrap();
+            assert_eq!(client.read_reply().unwrap().text(), "5 bytes");
+            assert_eq!(client.read_reply().unwrap().text(), "worker 0");
+        });
+    });
+}
+
+/// A client that stops in the middle of its headers is closed after `header_timeout`,
+/// without a reply (hyper applies that timeout only if it has a timer).
+#[test]
+fn a_client_that_stops_mid_headers_is_closed() {
+    watched(|| {
+        let probe = Probe::default();
+        serve(
+            Config {
+                header_timeout: SHORT,
+                ..config(1)
+            },
+            &probe,
+            |addr, _| {
+                let mut client = Client::connect(addr);
+                client.send(b"GET / HTTP/1.1\r\nhost: t\r\nx-half").unwrap();
+                let sent = client
+                    .wait_closed()
+                    .expect("a client stuck in its headers must be closed (header_timeout)");
+                assert!(sent.is_empty(), "no reply expected, got {sent:?}");
+            },
+        );
+    });
+}
+
+/// A client that stops in the middle of its body: hyper has no body timeout, so the
+/// server's own (in `Body::bytes`) answers 408 and closes.
+#[test]
+fn a_client_that_stops_mid_body_gets_408() {
+    watched(|| {
+        let probe = Probe::default();
+        serve(
+            Config {
+                body_timeout: SHORT,
+                ..config(1)
+            },
+            &probe,
+            |addr, _| {
+                let mut client = Client::connect(addr);
+                client
+                    .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
+                    .unwrap();
+                let reply = client
+                    .read_reply()
+                    .expect("a client stuck in its body gets an answer (body_timeout)");
+                assert_eq!(reply.status, 408);
+                client.wait_closed().expect("closed after 408");
+            },
+        );
+    });
+}
+
+/// A body larger than `max_body` is refused before it is read: 413.
+#[test]
+fn a_body_over_the_limit_gets_413() {
+    watched(|| {
+        let probe = Probe::default();
+        let small = Config {
+            max_body: 1000,
+            ..config(1)
+        };
+        serve(small, &probe, |addr, _| {
+            let mut client = Client::connect(addr);
+            client
+                .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 5000\r\n\r\n")
+                .unwrap();
+            assert_eq!(client.read_reply().unwrap().status, 413);
+            client.wait_closed().expect("closed after 413");
+            assert_eq!(
+                Client::connect(addr).post("/upload", &[7; 1000]).text(),
+                "1000 bytes"
+            );
+        });
+    });
+}
+
+/// A client that never reads its (large) reply: the server's write stalls, gives up after
+/// `write_timeout`, and shutdown does not wait for that client forever.
+#[test]
+fn a_client_that_never_reads_does_not_hold_shutdown() {
+    watched(|| {
+        let probe = Probe::default();
+        let mut kept = None;
+        serve(
+            Config {
+                write_timeout: SHORT,
+                ..config(1)
+            },
+            &probe,
+            |addr, stop| {
+                let mut sleeper = Client::connect(addr);
+                sleeper
+                    .send(b"GET /big HTTP/1.1\r\nhost: t\r\n\r\n")
+                    .unwrap();
+                // One byte, to know the reply is being written; then never read again.
+                sleeper.stream().read_exact(&mut [0]).unwrap();
+                assert_eq!(Client::connect(addr).get("/").status, 200);
+                stop.now();
+                // Leaving this closure waits for Server::run to return, `sleeper` still open.
+                kept = Some(sleeper);
+            },
+        );
+        drop(kept);
+    });
+}
+
+/// All of the above at once, with long timeouts: a well-behaved client is served while
+/// the bad ones hold their connections; when they leave, shutdown is clean.
+#[test]
+fn bad_clients_do_not_stop_good_ones() {
+    watched(|| {
+        let probe = Probe::default();
+        serve(config(1), &probe, |addr, _| {
+            let mut mid_headers = Client::connect(addr);
+            mid_headers.send(b"GET / HTTP/1.1\r\nhost: t\r\n").unwrap();
+            let mut mid_body = Client::connect(addr);
+            mid_body
+                .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
+                .unwrap();
+            assert_eq!(probe.started(), (0, "/upload"));
+            let mut sleeper = Client::connect(addr);
+            sleeper
+                .send(b"GET /big HTTP/1.1\r\nhost: t\r\n\r\n")
+                .unwrap();
+            sleeper.stream().read_exact(&mut [0]).unwrap();
+            let mut garbage = Client::connect(addr);
+            garbage.send(b"GARBAGE\r\n\r\n").unwrap();
+
+            for _ in 0..3 {
+                let mut good = Client::connect(addr);
+                assert_eq!(good.get("/").text(), "worker 0");
+                assert_eq!(good.post("/upload", b"hello").text(), "5 bytes");
+            }
+            assert_eq!(garbage.read_reply().unwrap().status, 400);
+            // The bad clients leave; the server lets go of them and stops cleanly.
+        });
+    });
+}

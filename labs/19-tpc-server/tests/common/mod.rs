@@ -1,0 +1,281 @@
+//! What the tests of lab 19 share: a test application whose handlers keep `Rc` state
+//! across `.await`, a probe the test owns and lends to every worker, and a harness that
+//! runs the server on a scoped thread and always stops it, even when a test fails.
+#![allow(dead_code, reason = "each test file uses part of this module")]
+#![allow(
+    clippy::disallowed_types,
+    reason = "the probe is shared by every worker thread: the test's side needs its locks"
+)]
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, HashSet};
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::mpsc;
+use std::thread::{self, ThreadId};
+use std::time::Duration;
+
+use hyper::header::HeaderValue;
+use hyper::{Request, StatusCode};
+use tokio::sync::Semaphore;
+use tpc_server::{Body, Config, Handler, Reply, Server, WorkerStats, reply};
+
+pub use lab_support::http::{Client, IO_LIMIT};
+
+/// The wall-clock limit on a whole test: only there to turn a hang into a failure.
+pub const LIMIT: Duration = Duration::from_secs(30);
+
+/// How big `GET /big` is: more than any loopback socket buffers hold, so a client that
+/// does not read it leaves the server's write stuck.
+pub const BIG: usize = 32 << 20;
+
+/// Owned by the test, lent to every worker's handler: only `Sync` things, since every
+/// worker thread sees it.
+pub struct Probe {
+    /// A handler of `/wait` or `/upload` has started: (worker, path).
+    entered: mpsc::Sender<(usize, &'static str)>,
+    started: Mutex<mpsc::Receiver<(usize, &'static str)>>,
+    /// Handlers of `/wait` wait for a permit.
+    gate: Semaphore,
+    /// Handler futures alive right now.
+    live: AtomicUsize,
+    /// Handlers (one per worker) alive right now.
+    handlers: AtomicUsize,
+    /// Which threads each worker's handler ran on.
+    threads: Mutex<BTreeMap<usize, HashSet<ThreadId>>>,
+}
+
+impl Default for Probe {
+    fn default() -> Self {
+        let (entered, started) = mpsc::channel();
+        Probe {
+            entered,
+            started: Mutex::new(started),
+            gate: Semaphore::new(0),
+            live: AtomicUsize::new(0),
+            handlers: AtomicUsize::new(0),
+            threads: Mutex::default(),
+        }
+    }
+}
+
+impl Probe {
+    /// Waits until a handler of `/wait` or `/upload` has started; returns (worker, path).
+    pub fn started(&self) -> (usize, &'static str) {
+        self.started
+            .lock()
+            .unwrap()
+            .recv_timeout(IO_LIMIT)
+            .expect("no handler started within 10 s: is the request stuck on its way to a worker?")
+    }
+
+    /// Lets `n` waiting `/wait` handlers finish.
+    pub fn release(&self, n: usize) {
+        self.gate.add_permits(n);
+    }
+
+    /// The threads each worker's handler ran on.
+    pub fn threads(&self) -> BTreeMap<usize, HashSet<ThreadId>> {
+        self.threads.lock().unwrap().clone()
+    }
+}
+
+/// The application under test. One per worker, built on that worker's thread.
+pub struct App<'p> {
+    worker: usize,
+    probe: &'p Probe,
+    /// This worker's hit counter. An `Rc`, held across `.await` below: the handler's
+    /// future is not `Send`, so only a server that keeps it on one thread can run it.
+    hits: Rc<Cell<u64>>,
+}
+
+/// The handler factory `Server::run` takes: it borrows the probe from the test.
+pub fn app<'p>(probe: &'p Probe) -> impl Fn(usize) -> App<'p> + Sync {
+    move |worker| {
+        probe.handlers.fetch_add(1, SeqCst);
+        App {
+            worker,
+            probe,
+            hits: Rc::new(Cell::new(0)),
+        }
+    }
+}
+
+impl Drop for App<'_> {
+    fn drop(&mut self) {
+        self.probe.handlers.fetch_sub(1, SeqCst);
+    }
+}
+
+/// Counts a handler future as alive until it is dropped, finished or not.
+struct Live<'p>(&'p AtomicUsize);
+
+impl Drop for Live<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, SeqCst);
+    }
+}
+
+impl Handler for App<'_> {
+    async fn call(&self, request: Request<Body>) -> Reply {
+        self.probe.live.fetch_add(1, SeqCst);
+        let _live = Live(&self.probe.live);
+        self.probe
+            .threads
+            .lock()
+            .unwrap()
+            .entry(self.worker)
+            .or_default()
+            .insert(thread::current().id());
+        let mut answer = match (request.method().as_str(), request.uri().path()) {
+            ("GET", "/") => reply(StatusCode::OK, format!("worker {}", self.worker)),
+            ("GET", "/hits") => {
+                let hits = Rc::clone(&self.hits);
+                tokio::task::yield_now().await; // `hits` lives across this await
+                hits.set(hits.get() + 1);
+                reply(StatusCode::OK, hits.get().to_string())
+            }
+            ("GET", "/wait") => {
+                let _ = self.probe.entered.send((self.worker, "/wait"));
+                self.probe.gate.acquire().await.expect("gate").forget();
+                reply(StatusCode::OK, "released")
+            }
+            ("POST", "/upload") => {
+                let _ = self.probe.entered.send((self.worker, "/upload"));
+                match request.into_body().bytes().await {
+                    Ok(body) => reply(StatusCode::OK, format!("{} bytes", body.len())),
+                    Err(error) => error.reply(),
+                }
+            }
+            ("GET", "/big") => reply(StatusCode::OK, vec![b'x'; BIG]),
+            _ => reply(StatusCode::NOT_FOUND, "no such route"),
+        };
+        answer
+            .headers_mut()
+            .insert("x-worker", HeaderValue::from(self.worker));
+        answer
+    }
+}
+
+/// A config with `workers` workers and timeouts longer than any wait of the test
+/// client (tests that need short ones say so).
+pub fn config(workers: usize) -> Config {
+    Config {
+        workers,
+        header_timeout: 2 * IO_LIMIT,
+        body_timeout: 2 * IO_LIMIT,
+        write_timeout: 2 * IO_LIMIT,
+        ..Config::default()
+    }
+}
+
+/// What the test tells the server's `shutdown` future.
+enum Control {
+    /// Block the thread that polls `shutdown` (the acceptor's) until `thaw` says so.
+    Freeze {
+        frozen: mpsc::Sender<()>,
+        thaw: mpsc::Receiver<()>,
+    },
+    Stop,
+}
+
+/// Controls the server's `shutdown` future: stops the server at once with `now`, or when
+/// dropped (so a failing test still stops it); or freezes the acceptor's thread.
+pub struct Stop(Option<tokio::sync::mpsc::UnboundedSender<Control>>);
+
+/// While alive, the acceptor's thread is blocked. Dropping it lets the thread go on.
+pub struct Thaw(mpsc::Sender<()>);
+
+impl Stop {
+    pub fn now(&mut self) {
+        if let Some(control) = self.0.take() {
+            let _ = control.send(Control::Stop);
+        }
+    }
+
+    /// Blocks the thread that runs the acceptor: the next poll of the `shutdown` future
+    /// (which the acceptor polls while it waits for connections) blocks that thread, so
+    /// the acceptor's runtime runs nothing, not even its reactor, until `Thaw` is dropped.
+    pub fn freeze_acceptor(&self) -> Thaw {
+        let (frozen, is_frozen) = mpsc::channel();
+        let (thaw, on_thaw) = mpsc::channel();
+        let control = self.0.as_ref().expect("the server was already stopped");
+        let _ = control.send(Control::Freeze {
+            frozen,
+            thaw: on_thaw,
+        });
+        is_frozen.recv_timeout(IO_LIMIT).expect(
+            "the acceptor did not poll `shutdown` within 10 s: it should wait for \
+             `shutdown` and for connections at the same time",
+        );
+        Thaw(thaw)
+    }
+}
+
+/// The `shutdown` future the harness gives `Server::run`.
+async fn shutdown(mut control: tokio::sync::mpsc::UnboundedReceiver<Control>) {
+    while let Some(order) = control.recv().await {
+        match order {
+            Control::Freeze { frozen, thaw } => {
+                let _ = frozen.send(());
+                let _ = thaw.recv(); // blocks this thread: the acceptor's
+            }
+            Control::Stop => return,
+        }
+    }
+}
+
+/// Runs a server with the test application on 127.0.0.1, port 0, lets `clients` talk to
+/// it, stops it and returns its stats. Checks that nothing outlived `Server::run`: no
+/// handler future and no handler, and that no worker ran on the thread that called `run`.
+pub fn serve(
+    config: Config,
+    probe: &Probe,
+    clients: impl FnOnce(SocketAddr, &mut Stop),
+) -> Vec<WorkerStats> {
+    let server = Server::bind("127.0.0.1:0".parse().unwrap(), config).expect("bind 127.0.0.1:0");
+    let addr = server.local_addr().expect("local_addr");
+    let (control, controlled) = tokio::sync::mpsc::unbounded_channel();
+    let handlers = app(probe);
+    let handlers = &handlers;
+    let (stats, runner) = thread::scope(|s| {
+        let running = s.spawn(move || {
+            let stats = server.run(handlers, shutdown(controlled));
+            (stats, thread::current().id())
+        });
+        let mut stop = Stop(Some(control));
+        clients(addr, &mut stop);
+        drop(stop);
+        running.join().expect("Server::run panicked")
+    });
+    let stats = stats.expect("Server::run returned an error");
+    assert_eq!(
+        probe.live.load(SeqCst),
+        0,
+        "a handler future was still alive after Server::run returned"
+    );
+    assert_eq!(
+        probe.handlers.load(SeqCst),
+        0,
+        "a worker's handler was still alive after Server::run returned"
+    );
+    for (worker, threads) in probe.threads() {
+        assert!(
+            !threads.contains(&runner),
+            "worker {worker} ran on the thread that called Server::run: workers need threads of their own"
+        );
+    }
+    stats
+}
+
+/// Runs a test body under the wall-clock watchdog.
+pub fn watched(body: impl FnOnce() + Send + 'static) {
+    lab_support::within(
+        LIMIT,
+        "the test did not finish. Does Server::run return once `shutdown` completes \
+         and every connection is done? Does every worker thread end?",
+        body,
+    );
+}

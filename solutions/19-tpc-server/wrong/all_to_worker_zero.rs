@@ -1,0 +1,44 @@
+//! Wrong: round-robin that never moves on. Every connection goes to worker 0; the other
+//! workers idle, and nothing else looks wrong.
+//! expect-fail: connections_are_dealt_round_robin, each_worker_drives_its_own_connections, handler_state_stays_on_its_worker, uploads_in_flight_finish_after_the_acceptor_stops
+//! replaces: accept
+
+/// The acceptor, on the calling thread: deals connections round-robin until
+/// `shutdown` completes. It runs on a runtime of its own, which it drops before the
+/// workers hear that it stopped (they see their inbox close).
+fn accept(
+    listener: Option<std::net::TcpListener>,
+    hands: Vec<mpsc::UnboundedSender<Handed>>,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let runtime = Builder::new_current_thread().enable_all().build()?;
+    let accepted = runtime.block_on(async {
+        let mut shutdown = pin!(shutdown);
+        let Some(listener) = listener else {
+            // SO_REUSEPORT: the workers accept for themselves.
+            shutdown.await;
+            return Ok(());
+        };
+        let listener = TcpListener::from_std(listener)?;
+        let next = 0;
+        loop {
+            let stream = loop {
+                tokio::select! {
+                    biased;
+                    () = &mut shutdown => return Ok(()),
+                    accepted = listener.accept() => match accepted {
+                        Ok((stream, _)) => break stream,
+                        Err(error) => pause_after(&error).await,
+                    },
+                }
+            };
+            if let Ok(stream) = leave(stream) {
+                // A worker that has gone (it failed to start) loses its turn.
+                let _ = hands[next].send(stream);
+            }
+        }
+    });
+    drop(runtime);
+    drop(hands);
+    accepted
+}

@@ -1,0 +1,37 @@
+//! Wrong: an acceptor without a runtime, polling std's listener (non-blocking, so that it
+//! can check for shutdown between connections). On Linux a socket accepted from a
+//! non-blocking listener is blocking all the same (accept(2): it does not inherit
+//! O_NONBLOCK, unlike on the BSDs), and tokio's `TcpStream::from_std` panics on a
+//! blocking socket in debug builds: "Registering a blocking socket with the tokio runtime
+//! is unsupported."
+//! expect-fail: a_body_over_the_limit_gets_413, a_client_that_never_reads_does_not_hold_shutdown, a_client_that_stops_mid_body_gets_408, a_client_that_stops_mid_headers_is_closed, a_full_worker_answers_503, a_huge_head_gets_431_or_a_close, a_malformed_request_line_gets_400, a_worker_serves_its_connections_concurrently, bad_clients_do_not_stop_good_ones, bytes_after_the_content_length_are_the_next_request, connections_are_dealt_round_robin, each_worker_drives_its_own_connections, handler_state_stays_on_its_worker, more_than_100_headers_get_431, shutdown_finishes_the_request_in_flight, uploads_in_flight_finish_after_the_acceptor_stops
+//! replaces: accept
+
+fn accept(
+    listener: Option<std::net::TcpListener>,
+    hands: Vec<mpsc::UnboundedSender<Handed>>,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let mut shutdown = pin!(shutdown);
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut next = 0;
+    loop {
+        if shutdown.as_mut().poll(&mut cx).is_ready() {
+            return Ok(());
+        }
+        let Some(listener) = &listener else {
+            thread::sleep(Duration::from_millis(1));
+            continue;
+        };
+        match listener.accept() {
+            Ok((stream, _)) => {
+                let _ = hands[next].send(stream);
+                next = (next + 1) % hands.len();
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                thread::sleep(Duration::from_millis(1));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! Wrong: a worker that serves one connection at a time. It awaits each connection
+//! before taking the next, so one slow or silent client stops everyone else on that
+//! worker (the other workers are fine, which hides it under light load).
+//! expect-fail: a_full_worker_answers_503, a_huge_head_gets_431_or_a_close, a_worker_serves_its_connections_concurrently, bad_clients_do_not_stop_good_ones, connections_are_dealt_round_robin, each_worker_drives_its_own_connections, handler_state_stays_on_its_worker, more_than_100_headers_get_431, reuse_port_shuts_down_gracefully, shutdown_finishes_the_request_in_flight, the_kernel_spreads_connections_over_the_workers, uploads_in_flight_finish_after_the_acceptor_stops
+//! replaces: worker
+
+async fn worker<H: Handler>(
+    mut inbox: mpsc::UnboundedReceiver<Handed>,
+    own: Option<std::net::TcpListener>,
+    handler: &H,
+    config: &Config,
+) -> WorkerStats {
+    let stats = RefCell::new(WorkerStats::default());
+    let stop = Stop::default();
+    let http = http1_builder(config);
+    let own = own.and_then(|listener| TcpListener::from_std(listener).ok());
+    loop {
+        let stream = tokio::select! {
+            handed = inbox.recv() => match handed {
+                Some(handed) => join(handed),
+                None => break,
+            },
+            accepted = accept_own(own.as_ref()) => accepted,
+        };
+        let Ok(stream) = stream else { continue };
+        stats.borrow_mut().connections += 1;
+        let count = || stats.borrow_mut().requests += 1;
+        connection(stream, handler, &http, config, stop.wait(), count).await;
+    }
+    stats.take()
+}

@@ -1,0 +1,31 @@
+//! Wrong: drops the inner future as soon as it finishes, "to release it early", and then
+//! again when the `RecycledFuture` is dropped. Dropping a value twice is undefined
+//! behaviour; here the drop probe simply counts two drops per future.
+//! expect-fail: every_future_is_dropped_exactly_once
+//! replaces: future
+
+pub struct RecycledFuture<'a, T> {
+    future: NonNull<dyn Future<Output = T> + 'a>,
+    home: &'a Recycler,
+}
+
+impl<T> Future for RecycledFuture<'_, T> {
+    type Output = T;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        let future = unsafe { Pin::new_unchecked(self.future.as_mut()) };
+        let poll = future.poll(cx);
+        if poll.is_ready() {
+            unsafe { self.future.drop_in_place() };
+        }
+        poll
+    }
+}
+
+impl<T> Drop for RecycledFuture<'_, T> {
+    fn drop(&mut self) {
+        let layout = Layout::for_value(unsafe { self.future.as_ref() });
+        unsafe { self.future.drop_in_place() };
+        self.home.release(self.future.cast(), layout);
+    }
+}

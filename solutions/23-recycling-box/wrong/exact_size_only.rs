@@ -1,0 +1,71 @@
+//! Wrong (for this lab's contract): the policy of the original `RecyclableFutureAllocator`.
+//! The home block is reused only by a future of exactly its layout; any other future gets
+//! a one-off block, and the home block stays as it was. Futures of different types (and
+//! sizes) then allocate on every change, where "a bigger block replaces the home block"
+//! allocates once.
+//! expect-fail: a_bigger_future_gets_a_bigger_block_which_is_reused, a_future_dropped_before_it_finishes_is_dropped, overlapping_calls_each_get_their_own_block
+//! replaces: recycler
+
+#[derive(Default)]
+pub struct Recycler {
+    home: Cell<Option<Block>>,
+    busy: Cell<bool>,
+}
+
+impl Recycler {
+    pub const fn new() -> Self {
+        Recycler {
+            home: Cell::new(None),
+            busy: Cell::new(false),
+        }
+    }
+
+    pub fn recycle<'a, F: Future + 'a>(&'a self, future: F) -> RecycledFuture<'a, F::Output> {
+        let layout = Layout::new::<F>();
+        let block = if self.busy.get() {
+            Block::new(layout)
+        } else {
+            match self.home.get() {
+                Some(home) if home.layout == block_layout(layout) => {
+                    self.busy.set(true);
+                    home
+                }
+                Some(_) => Block::new(layout),
+                None => {
+                    let home = Block::new(layout);
+                    self.home.set(Some(home));
+                    self.busy.set(true);
+                    home
+                }
+            }
+        };
+        let place = block.ptr.cast::<F>();
+        unsafe { place.write(future) };
+        RecycledFuture {
+            future: place,
+            home: self,
+        }
+    }
+
+    #[inline]
+    fn release(&self, ptr: NonNull<u8>, layout: Layout) {
+        match self.home.get() {
+            Some(home) if home.ptr == ptr => self.busy.set(false),
+            _ => {
+                let own = Block {
+                    ptr,
+                    layout: block_layout(layout),
+                };
+                unsafe { own.free() }
+            }
+        }
+    }
+}
+
+impl Drop for Recycler {
+    fn drop(&mut self) {
+        if let Some(home) = self.home.get() {
+            unsafe { home.free() }
+        }
+    }
+}

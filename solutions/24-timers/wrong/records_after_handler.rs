@@ -1,0 +1,20 @@
+//! Wrong: fixes the deadlock by moving the lock after the handler, so nothing is held
+//! across `.await`. But the record is now taken when the handler *finished*: every
+//! timer looks late by its handler's time, and the report is in finishing order.
+//! expect-fail: ten_thousand_timers_fire_at_twenty_ms, timers_fire_in_deadline_order, handlers_that_overlap_all_fire_on_time
+//! replaces: fire_all
+
+pub async fn fire_all<H: Handler>(timers: &[Timer], handler: &H) -> Report {
+    let report = RefCell::new(Report::default());
+    join_all(timers.iter().map(|timer| async {
+        sleep_until(timer.deadline).await;
+        handler.on_fire(timer.id).await;
+        report.borrow_mut().fired.push(Fired {
+            id: timer.id,
+            deadline: timer.deadline,
+            at: Instant::now(),
+        });
+    }))
+    .await;
+    report.into_inner()
+}
