@@ -7,14 +7,16 @@
 //! - `"Mutex"`: std's, tokio's, parking_lot's and futures' `Mutex` and `RwLock`;
 //! - `"tokio::spawn"`: `tokio::spawn` and `tokio::task::spawn`;
 //! - `"'static"`: the lifetime anywhere in code;
-//! - `"Send"`: a `Send` bound, `+ Send`, or any other use of the trait (`?Send` is fine).
+//! - `"Send"`: a `Send` bound, `+ Send`, or any other use of the trait (`?Send` is fine);
+//! - `"unsafe"`: the keyword anywhere in code, for a lab that needs none: an `unsafe`
+//!   lifetime cast or `unsafe impl Send` is how a removed `'static` or `Send` comes back.
 //!
 //! The first three are types and functions: clippy's `disallowed-types` and
 //! `disallowed-methods` find them by what they resolve to, so aliases and renamed imports
 //! are caught. The runner writes a clippy.toml with just the forbidden items into
 //! target/labs-runner/clippy/ and points `CLIPPY_CONF_DIR` at it; `--force-warn` keeps an
 //! `#[allow]` in the learner's code from hiding them. The last two are syntax, found by a
-//! scan of the source that skips comments, strings and character literals. Without clippy
+//! scan of the source that skips comments, strings and character literals (so is `unsafe`). Without clippy
 //! installed, a plain scan for the names stands in, and says so.
 
 use std::collections::BTreeSet;
@@ -32,15 +34,17 @@ pub enum Forbid {
     TokioSpawn,
     Static,
     Send,
+    Unsafe,
 }
 
 impl Forbid {
-    pub const ALL: [Forbid; 5] = [
+    pub const ALL: [Forbid; 6] = [
         Forbid::Arc,
         Forbid::Mutex,
         Forbid::TokioSpawn,
         Forbid::Static,
         Forbid::Send,
+        Forbid::Unsafe,
     ];
 
     pub fn name(self) -> &'static str {
@@ -50,6 +54,7 @@ impl Forbid {
             Forbid::TokioSpawn => "tokio::spawn",
             Forbid::Static => "'static",
             Forbid::Send => "Send",
+            Forbid::Unsafe => "unsafe",
         }
     }
 
@@ -72,7 +77,7 @@ impl Forbid {
     /// "still uses Arc", "still has a Send bound", …
     fn verb(self) -> &'static str {
         match self {
-            Forbid::Arc | Forbid::Mutex | Forbid::Static => "still uses",
+            Forbid::Arc | Forbid::Mutex | Forbid::Static | Forbid::Unsafe => "still uses",
             Forbid::TokioSpawn => "still calls",
             Forbid::Send => "still has a",
         }
@@ -96,6 +101,9 @@ impl Forbid {
             Forbid::Send => {
                 "this lab is about removing it. Nothing here leaves its thread, so Rc and RefCell data must be accepted."
             }
+            Forbid::Unsafe => {
+                "this lab needs no unsafe code. An unsafe cast or impl only hides the 'static or Send the lab removes; the compiler can check the real fix."
+            }
         }
     }
 
@@ -116,7 +124,7 @@ impl Forbid {
                 &[],
             ),
             Forbid::TokioSpawn => (&[], &["tokio::spawn", "tokio::task::spawn"]),
-            Forbid::Static | Forbid::Send => (&[], &[]),
+            Forbid::Static | Forbid::Send | Forbid::Unsafe => (&[], &[]),
         }
     }
 
@@ -539,7 +547,7 @@ pub fn tokens(src: &str) -> Vec<(usize, usize, Tok)> {
     out
 }
 
-/// The syntax items (`'static`, `Send`) of `forbid` in one file.
+/// The syntax items (`'static`, `Send`, `unsafe`) of `forbid` in one file.
 pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
     let wanted: BTreeSet<Forbid> = forbid.iter().copied().collect();
     let lines: Vec<&str> = text.lines().collect();
@@ -556,6 +564,7 @@ pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
             {
                 Forbid::Send
             }
+            Tok::Ident(w) if w == "unsafe" && wanted.contains(&Forbid::Unsafe) => Forbid::Unsafe,
             _ => continue,
         };
         out.push(Breach {
@@ -672,6 +681,24 @@ fn g<'a>(x: &'a str) {}
     }
 
     #[test]
+    fn finds_unsafe_in_code_only() {
+        let src = "// unsafe in a comment\n\
+                   const S: &str = \"unsafe\";\n\
+                   fn f() { unsafe { g() } }\n\
+                   unsafe impl Sync for X {}\n";
+        let found = scan(src, "src/lib.rs", &[Forbid::Unsafe]);
+        let places: Vec<String> = found.iter().map(Breach::short).collect();
+        assert_eq!(
+            places,
+            [
+                "src/lib.rs:3 still uses unsafe",
+                "src/lib.rs:4 still uses unsafe"
+            ]
+        );
+        assert!(scan(src, "src/lib.rs", &[Forbid::Send]).is_empty());
+    }
+
+    #[test]
     fn raw_identifiers_are_identifiers() {
         assert_eq!(lifetimes_and_idents("r#type Send"), ["type", "Send"]);
     }
@@ -695,6 +722,7 @@ fn g<'a>(x: &'a str) {}
     fn reads_the_vocabulary() {
         let list = parse_list(&["Send".into(), "Arc".into(), "'static".into(), "Arc".into()]);
         assert_eq!(list.unwrap(), [Forbid::Arc, Forbid::Static, Forbid::Send]);
+        assert_eq!(parse_list(&["unsafe".into()]).unwrap(), [Forbid::Unsafe]);
         assert!(
             parse_list(&["Rc".into()])
                 .unwrap_err()

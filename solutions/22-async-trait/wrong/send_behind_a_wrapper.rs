@@ -2,7 +2,7 @@
 //! `Rc` is smuggled past the bound by a wrapper with `unsafe impl Send`. Every test
 //! passes; the `Send` is a lie (a caller that did spawn it would move an `Rc` to another
 //! thread), and the lesson check names the lines that keep it.
-//! expect-lesson: Send
+//! expect-lesson: Send, unsafe
 //! replaces: dyn_store
 
 /// Claims to be `Send`, whatever it holds.
