@@ -113,8 +113,10 @@ fn sequential_calls_share_one_allocation() {
          block should serve every later one{}",
         CALLS + 1,
         if allocations == 0 {
-            " (none at all: memory from somewhere other than the program's global \
-             allocator, such as `std::alloc::System`? Allocate with `std::alloc::alloc`)"
+            " (none at all: a block allocated before the first call, in `Recycler::new`, \
+             or taken from outside the program's global allocator, such as \
+             `std::alloc::System`? Allocate the first block when the first call needs it, \
+             with `std::alloc::alloc`)"
         } else {
             ""
         }
