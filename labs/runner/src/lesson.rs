@@ -36,6 +36,9 @@ pub enum Forbid {
     Static,
     Send,
     Unsafe,
+    /// Not in the `forbid` vocabulary: a crate in the lab's `[dependencies]` that the
+    /// solution does without. Every lab is checked for it.
+    NewDependency,
 }
 
 impl Forbid {
@@ -56,6 +59,7 @@ impl Forbid {
             Forbid::Static => "'static",
             Forbid::Send => "Send",
             Forbid::Unsafe => "unsafe",
+            Forbid::NewDependency => "a new dependency",
         }
     }
 
@@ -81,6 +85,7 @@ impl Forbid {
             Forbid::Arc | Forbid::Mutex | Forbid::Static | Forbid::Unsafe => "still uses",
             Forbid::TokioSpawn => "still calls",
             Forbid::Send => "still has a",
+            Forbid::NewDependency => "adds",
         }
     }
 
@@ -105,6 +110,9 @@ impl Forbid {
             Forbid::Unsafe => {
                 "this lab needs no unsafe code. A transmute that makes a borrow look 'static, or an unsafe impl Send, only hides the bound the compiler asked for: the code still breaks the rule it stated."
             }
+            Forbid::NewDependency => {
+                "this lab is about writing it yourself; the crates the starter came with are enough. Remove the line from the lab's Cargo.toml."
+            }
         }
     }
 
@@ -125,7 +133,7 @@ impl Forbid {
                 &[],
             ),
             Forbid::TokioSpawn => (&[], &["tokio::spawn", "tokio::task::spawn"]),
-            Forbid::Static | Forbid::Send | Forbid::Unsafe => (&[], &[]),
+            Forbid::Static | Forbid::Send | Forbid::Unsafe | Forbid::NewDependency => (&[], &[]),
         }
     }
 
@@ -180,6 +188,42 @@ impl Breach {
     pub fn long(&self) -> String {
         format!("{}: {}", self.short(), self.item.why())
     }
+}
+
+/// The crates `manifest`'s `[dependencies]` names beyond `allowed`, as breaches of
+/// the lab's lesson (with the line of Cargo.toml that names each).
+pub fn new_dependencies(crate_dir: &Path, allowed: &[String]) -> Result<Vec<Breach>, String> {
+    let path = crate_dir.join("Cargo.toml");
+    let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let manifest: toml::Table = text
+        .parse()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut found = Vec::new();
+    for name in crate::labs::dependency_names(&manifest) {
+        if allowed.contains(&name) {
+            continue;
+        }
+        let (line, code) = text
+            .lines()
+            .enumerate()
+            .find(|(_, l)| {
+                let l = l.trim_start();
+                l.starts_with(&format!("{name} "))
+                    || l.starts_with(&format!("{name}="))
+                    || l.starts_with(&format!("{name}."))
+            })
+            .map(|(n, l)| (n + 1, l.trim().to_owned()))
+            .unwrap_or((0, String::new()));
+        found.push(Breach {
+            item: Forbid::NewDependency,
+            file: "Cargo.toml".into(),
+            line,
+            column: 1,
+            found: format!("`{name}`"),
+            code,
+        });
+    }
+    Ok(found)
 }
 
 /// What a crate must be checked with.

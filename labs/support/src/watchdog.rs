@@ -67,7 +67,9 @@ where
         PAUSED_LIMIT,
         "virtual time stopped moving. A future that wakes itself again and again (busy \
          polling) keeps tokio's paused clock from advancing, so no timer or timeout can \
-         fire. Return Pending only after arranging a wake-up that comes from real progress.",
+         fire. Return Pending only after arranging a wake-up that comes from real progress. \
+         Or the test's only thread is blocked: a std Mutex locked by a second future while \
+         the first holds its guard across an .await never returns on one thread.",
         move || {
             tokio::runtime::Builder::new_current_thread()
                 .enable_all()
