@@ -219,9 +219,9 @@ def bar_chart(title, labels, values, axis, top, value_format="%.1f", horizontal=
     ]
 
 
-def table(header, rows):
-    """A markdown table; the first column left-aligned, the others right-aligned."""
-    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+def table(header, rows, left=1):
+    """A markdown table; the first LEFT columns left-aligned (text), the others right-aligned."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * left + "---:|" * (len(header) - left)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return lines
 
@@ -240,7 +240,7 @@ def ratio_cell(ratios, median=None):
     return "%.2f× (%.2f–%.2f)" % (median, min(ratios), max(ratios))
 
 
-def ratio_note(rounds, baseline, rows, value_format):
+def ratio_note(rounds, baseline, rows, value_format, column="time"):
     """The footnote under a table whose ratio column comes from `ratio_cell`, saying what the
     ratio is and why it differs from dividing the table's medians. ROWS: (label, median,
     baseline median, median ratio); the row where the two differ most is the example."""
@@ -248,12 +248,12 @@ def ratio_note(rounds, baseline, rows, value_format):
         return float(value_format % row[1]) / float(value_format % row[2])
     label, value, base, _ = max(rows, key=lambda row: abs(quotient(row) - row[3]))
     return ("¹ The median of the %d rounds' ratios, with their range: in each round the variants ran "
-            "back to back, and a variant's ratio is its time over the time of %s in the same round. "
-            "It is not the quotient of two medians in the time column (%s: %s / %s = %.2f×): the "
-            "machine's load moves every variant's time from round to round, and a ratio taken within "
+            "back to back, and a variant's ratio is its %s over the %s of %s in the same round. "
+            "It is not the quotient of two medians in the %s column (%s: %s / %s = %.2f×): the "
+            "machine's load moves every variant's %s from round to round, and a ratio taken within "
             "one round cancels that."
-            % (rounds, baseline, label, value_format % value, value_format % base,
-               quotient((label, value, base, 0))))
+            % (rounds, column, column, baseline, column, label, value_format % value, value_format % base,
+               quotient((label, value, base, 0)), column))
 
 
 def measured_on(data):

@@ -10,7 +10,8 @@ NAME = "fan-out"
 DATA = "src/part3/data"
 ROUNDS = 21
 
-VARIANTS = [("spawn_multi_thread", "spawn + Arc, 2 workers"),
+VARIANTS = [("spawn_multi_thread", "spawn + Arc, 2 workers, from block_on"),
+            ("spawn_in_task", "spawn + Arc, 2 workers, in a task"),
             ("spawn_current_thread", "spawn + Arc, 1 thread"),
             ("join_all", "join_all"), ("futures_unordered", "FuturesUnordered"),
             ("moro_scope", "async_scope!"), ("own_scope", "lab 13 scope")]
@@ -63,10 +64,26 @@ def run(ctx):
             "machine": ctx.machine, "variants": variants}
 
 
+def spawn_sites(rows):
+    """One generated line comparing where the multi-thread fan-out starts (the page reads it)."""
+    by_name = {r["name"]: r for r in rows}
+    if not {"spawn_in_task", "spawn_multi_thread", "spawn_current_thread"} <= set(by_name):
+        return []
+    task = by_name["spawn_in_task"]["rounds_ns_per_job"]
+
+    def vs(name):
+        return statistics.median(round_ratios(task, by_name[name]["rounds_ns_per_job"]))
+
+    return ["", "Started inside a task, the multi-thread fan-out took %.2f× the time of the same fan-out "
+            "started from `block_on`, and %.2f× the time of the spawns on one thread (medians of the "
+            "rounds' ratios)." % (vs("spawn_multi_thread"), vs("spawn_current_thread"))]
+
+
 def chart(data):
     rows, jobs = data["variants"], data["jobs"]
     lines = [generated_by(NAME)]
-    lines += bar_chart("%d small jobs six ways: median ns per job (shorter is better)" % jobs,
+    ways = {6: "six", 7: "seven", 8: "eight"}.get(len(rows), str(len(rows)))
+    lines += bar_chart("%d small jobs %s ways: median ns per job (shorter is better)" % (jobs, ways),
                        [r["label"] for r in rows], [r["ns_per_job"] for r in rows], "ns per job",
                        ceiling(max(r["ns_per_job"] for r in rows), 100), "%.0f", horizontal=True)
     base_row = [r for r in rows if r["name"] == BASELINE][0]
@@ -95,6 +112,9 @@ def chart(data):
         % (jobs, data["rounds"], "; ".join(spread(r) for r in rows), data["memory_passes"]),
         "",
         ratio_note(data["rounds"], base_row["label"], [m for m in medians if m[0] != base_row["label"]], "%.0f"),
+    ]
+    lines += spawn_sites(rows)
+    lines += [
         measured_on(data),
         "",
     ]

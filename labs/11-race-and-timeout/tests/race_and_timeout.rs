@@ -8,7 +8,7 @@
 use std::cell::{Cell, RefCell};
 use std::time::Duration;
 
-use lab_support::{Gauge, PollBudget, paused};
+use lab_support::{Gauge, checked, paused};
 use race_and_timeout::{
     Connection, Missing, Store, TimedOut, both, first_answer, read_lines, with_timeout,
 };
@@ -16,12 +16,15 @@ use tokio::time::{Instant, sleep, sleep_until};
 
 const MS: Duration = Duration::from_millis(1);
 
-/// Awaits `fut` (a call into your code) under a poll budget far above what a right
-/// answer needs: only busy polling, which also freezes the paused clock, reaches it.
-async fn call<F: Future>(fut: F) -> F::Output {
-    PollBudget::new(1000, "the future under test", Box::pin(fut))
-        .await
-        .0
+/// Awaits `fut`, a call into your code, under lab-support's `checked`. A `Pending` that
+/// arranged no wake-up fails at once, and so does a poll beyond `max_polls`. A right
+/// answer is polled once, then once per event it waits for (a lookup's timer, a piece
+/// of a line, a heartbeat's timer): each test's `max_polls` is that, plus one to spare.
+/// More polls mean that something else wakes the future: itself (busy polling, which
+/// also freezes the paused clock), or a clock tick (a short sleep or an interval in a
+/// loop) standing in for the wake-ups of lookups polled with a waker of their own.
+async fn call<F: Future>(max_polls: usize, what: &'static str, fut: F) -> F::Output {
+    checked(max_polls, what, fut).await.0
 }
 
 /// What the test watches. Owned by the test, lent to every fake.
@@ -150,7 +153,7 @@ fn first_answer_is_the_faster_replica() {
         let backup = Replica::new("backup", &probe, |_| 30 * MS);
 
         let start = Instant::now();
-        let answer = call(first_answer(&primary, &backup, "k")).await;
+        let answer = call(3, "first_answer", first_answer(&primary, &backup, "k")).await;
 
         assert_eq!(answer, Ok("backup:k".to_string()));
         assert_eq!(start.elapsed(), 30 * MS, "the backup answers after 30 ms");
@@ -170,7 +173,7 @@ fn first_answer_asks_both_and_drops_the_loser() {
         let primary = Replica::new("primary", &probe, |_| 30 * MS);
         let backup = Replica::new("backup", &probe, |_| 100 * MS);
 
-        let answer = call(first_answer(&primary, &backup, "k")).await;
+        let answer = call(3, "first_answer", first_answer(&primary, &backup, "k")).await;
 
         assert_eq!(answer, Ok("primary:k".to_string()));
         assert_eq!(
@@ -202,7 +205,7 @@ fn first_answer_an_error_is_an_answer_too() {
         let backup = Replica::new("backup", &probe, |_| 50 * MS);
 
         let start = Instant::now();
-        let answer = call(first_answer(&primary, &backup, "k")).await;
+        let answer = call(3, "first_answer", first_answer(&primary, &backup, "k")).await;
 
         assert_eq!(answer, Err(Missing { key: "k".into() }));
         assert_eq!(
@@ -223,7 +226,7 @@ fn first_answer_a_backup_error_is_an_answer_too() {
         let backup = Replica::new("backup", &probe, |_| 10 * MS).missing("k");
 
         let start = Instant::now();
-        let answer = call(first_answer(&primary, &backup, "k")).await;
+        let answer = call(3, "first_answer", first_answer(&primary, &backup, "k")).await;
 
         assert_eq!(
             answer,
@@ -240,10 +243,14 @@ fn first_answer_a_backup_error_is_an_answer_too() {
 fn with_timeout_returns_what_finishes_in_time() {
     paused(|| async {
         let start = Instant::now();
-        let output = call(with_timeout(100 * MS, async {
-            sleep(50 * MS).await;
-            7
-        }))
+        let output = call(
+            3,
+            "with_timeout",
+            with_timeout(100 * MS, async {
+                sleep(50 * MS).await;
+                7
+            }),
+        )
         .await;
 
         assert_eq!(output, Ok(7));
@@ -259,7 +266,7 @@ fn with_timeout_gives_up_at_the_limit() {
         let store = Replica::new("store", &probe, |_| 500 * MS);
 
         let start = Instant::now();
-        let output = call(with_timeout(100 * MS, store.get("slow"))).await;
+        let output = call(3, "with_timeout", with_timeout(100 * MS, store.get("slow"))).await;
 
         assert_eq!(output, Err(TimedOut));
         assert_eq!(start.elapsed(), 100 * MS, "give up at the limit, not after");
@@ -280,7 +287,7 @@ fn with_timeout_gives_up_at_any_limit() {
         let store = Replica::new("store", &probe, |_| 500 * MS);
 
         let start = Instant::now();
-        let output = call(with_timeout(37 * MS, store.get("slow"))).await;
+        let output = call(3, "with_timeout", with_timeout(37 * MS, store.get("slow"))).await;
 
         assert_eq!(output, Err(TimedOut));
         assert_eq!(
@@ -304,7 +311,7 @@ fn both_runs_the_lookups_concurrently() {
         );
 
         let start = Instant::now();
-        let pair = call(both(&store, "a", "b")).await;
+        let pair = call(4, "both", both(&store, "a", "b")).await;
 
         assert_eq!(pair, Ok(("store:a".to_string(), "store:b".to_string())));
         assert_eq!(start.elapsed(), 100 * MS, "100 ms and 60 ms, side by side");
@@ -324,7 +331,7 @@ fn both_stops_at_the_first_error() {
         .missing("b");
 
         let start = Instant::now();
-        let pair = call(both(&store, "a", "b")).await;
+        let pair = call(3, "both", both(&store, "a", "b")).await;
 
         assert_eq!(pair, Err(Missing { key: "b".into() }));
         assert_eq!(start.elapsed(), 10 * MS, "the error comes back at once");
@@ -355,7 +362,7 @@ fn both_stops_at_the_first_error_of_either_lookup() {
         .missing("a");
 
         let start = Instant::now();
-        let pair = call(both(&store, "a", "b")).await;
+        let pair = call(3, "both", both(&store, "a", "b")).await;
 
         assert_eq!(pair, Err(Missing { key: "a".into() }));
         assert_eq!(probe.lookups.total(), 2, "both lookups start at once");
@@ -439,7 +446,12 @@ fn read_lines_loses_no_line_to_a_heartbeat() {
         };
         let beats = RefCell::new(Vec::new());
 
-        let lines = call(read_lines(&wire, 20 * MS, || beat(&probe, &beats))).await;
+        let lines = call(
+            14,
+            "read_lines",
+            read_lines(&wire, 20 * MS, || beat(&probe, &beats)),
+        )
+        .await;
 
         assert_eq!(
             lines,
@@ -470,7 +482,12 @@ fn read_lines_beats_only_when_idle() {
         };
         let beats = RefCell::new(Vec::new());
 
-        let lines = call(read_lines(&wire, 20 * MS, || beat(&probe, &beats))).await;
+        let lines = call(
+            9,
+            "read_lines",
+            read_lines(&wire, 20 * MS, || beat(&probe, &beats)),
+        )
+        .await;
 
         assert_eq!(lines, ["a", "b", "c"]);
         assert_eq!(

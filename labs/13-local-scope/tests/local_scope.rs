@@ -9,18 +9,25 @@ use std::cell::{Cell, RefCell};
 use std::time::Duration;
 
 use lab_support::{Gauge, MustWake, PollBudget, paused};
-use local_scope::scope;
+use local_scope::{Scope, scope};
 use tokio::time::{Instant, sleep, timeout};
 
 const MS: Duration = Duration::from_millis(1);
 
-/// The nets around a scope future: a poll budget far above what a right `run_jobs`
-/// needs (only busy polling reaches it: a scope that wakes itself without progress,
-/// which also freezes the paused clock), and a check that every `Pending` comes with a
-/// way to be woken.
+/// The nets around a scope future: a check that every `Pending` comes with a way to be
+/// woken, and a poll budget. A right `run_jobs` is polled once, then about once each
+/// time jobs wake it (at most 10 times in these tests, 1000 jobs included): the budget
+/// is 40. Only a scope woken without progress goes beyond it: one that wakes itself
+/// (busy polling, which also freezes the paused clock), or one that a clock tick wakes
+/// every millisecond instead of its jobs' own wake-ups.
 async fn watched<F: Future>(scope: F) -> F::Output {
+    watched_within(40, scope).await
+}
+
+/// `watched`, with a poll budget of its own.
+async fn watched_within<F: Future>(max_polls: usize, scope: F) -> F::Output {
     let checked = MustWake::new(Box::pin(scope));
-    let (result, _polls) = PollBudget::new(10_000, "the scope future", checked).await;
+    let (result, _polls) = PollBudget::new(max_polls, "the scope future", checked).await;
     match result {
         Ok((value, _polls)) => value,
         Err(why) => panic!("the scope future, {why}"),
@@ -29,10 +36,17 @@ async fn watched<F: Future>(scope: F) -> F::Output {
 
 /// Awaits the scope, or fails the test if it has not finished after 10 virtual seconds.
 async fn within_10s<F: Future>(scope: F) -> F::Output {
-    timeout(10_000 * MS, watched(scope)).await.expect(
-        "the scope never finished: a job left in the inbox, or a job that was woken \
+    within_10s_and(40, scope).await
+}
+
+/// `within_10s`, with a poll budget of its own.
+async fn within_10s_and<F: Future>(max_polls: usize, scope: F) -> F::Output {
+    timeout(10_000 * MS, watched_within(max_polls, scope))
+        .await
+        .expect(
+            "the scope never finished: a job left in the inbox, or a job that was woken \
          and never polled again?",
-    )
+        )
 }
 
 /// Counts jobs at work: now, the most at once, and how many ever started.
@@ -190,6 +204,44 @@ fn nested_jobs_start_at_once() {
             "a job spawned by a running job should start right away, not when its parent wakes"
         );
         assert_eq!(jobs.peak(), 3);
+    });
+}
+
+/// Spawns a chain of `links` jobs: each spawns the next, then works for 100 ms.
+fn chain<'env>(s: &Scope<'env>, links: usize, jobs: &'env Gauge) {
+    if links > 0 {
+        s.spawn(async move |s| {
+            chain(s, links - 1, jobs);
+            work(jobs, 100 * MS).await;
+        });
+    }
+}
+
+#[test]
+fn a_long_chain_of_jobs_starts_at_once() {
+    paused(|| async {
+        // 100 jobs, each spawned by the one before it while that one runs: deeper than
+        // any fixed number of rounds through the inbox.
+        let jobs = Gauge::new();
+
+        let start = Instant::now();
+        // A scope may take a poll per link to start them (a wake-up of its own while its
+        // inbox is not empty, say), hence a budget of 200 polls here.
+        within_10s_and(200, scope(async |s| chain(s, 100, &jobs))).await;
+
+        assert_eq!(
+            (jobs.total(), jobs.peak()),
+            (100, 100),
+            "(jobs started, most at once): every job of the chain should start at once, \
+             each as soon as its parent spawns it"
+        );
+        assert_eq!(
+            start.elapsed(),
+            100 * MS,
+            "a chain of 100 jobs, each spawned at once by its parent, takes 100 ms: \
+             run_jobs must go round until the inbox stays empty, however many rounds \
+             that takes, not a fixed number of times"
+        );
     });
 }
 

@@ -7,7 +7,7 @@
 use std::cell::{Cell, RefCell};
 use std::time::Duration;
 
-use lab_support::{Gauge, PollBudget, paused};
+use lab_support::{Gauge, checked, paused};
 use service::{Client, Context, Response, ServiceError, serve};
 use tokio::time::{Instant, sleep};
 
@@ -95,15 +95,16 @@ fn context_with<'p>(
 }
 // ANCHOR_END: context
 
-/// The one call into your code: a borrowed context and borrowed ids. The poll budget
-/// is far above what a right answer needs; only a future that keeps waking itself
-/// without progress (busy polling, which also freezes the paused clock) reaches it.
+/// The one call into your code: a borrowed context and borrowed ids, under lab-support's
+/// `checked`. A `Pending` that arranged no wake-up fails at once. And a right answer is
+/// polled once, then once each time calls wake it (a few more for tokio's cooperative
+/// yields among thousands): the poll budget is twice the number of requests, plus 20.
+/// Only a future woken without progress reaches it: one that wakes itself (busy
+/// polling, which also freezes the paused clock), or one that a clock tick wakes every
+/// millisecond instead of the calls' own wake-ups.
 async fn run(ctx: &Context<Fake<'_>>, ids: &[u32]) -> Result<Vec<Response>, ServiceError> {
-    let call = serve(ctx, ids);
-    let budget = 100 + 10 * ids.len();
-    PollBudget::new(budget, "serve's future", Box::pin(call))
-        .await
-        .0
+    let budget = 20 + 2 * ids.len();
+    checked(budget, "serve's future", serve(ctx, ids)).await.0
 }
 
 fn expected(id: u32) -> Response {
@@ -146,21 +147,22 @@ fn requests_run_concurrently() {
 // ANCHOR_END: concurrently
 
 #[test]
-fn a_hundred_requests_run_at_once() {
+fn thousands_of_requests_run_at_once() {
     paused(|| async {
+        // 2500: more than any round cap (100, 128, 1000, 1024) someone might pick.
         let probe = Probe::default();
         let ctx = context(&probe, None);
-        let ids: Vec<u32> = (1..=100).rev().collect();
+        let ids: Vec<u32> = (1..=2500).rev().collect();
 
         let start = Instant::now();
         let responses = run(&ctx, &ids).await.expect("no call fails here");
 
         assert_eq!(
             probe.calls.peak(),
-            200,
-            "only {} calls were in flight at once, not 200 (a and b for 100 requests): \
+            5000,
+            "only {} calls were in flight at once, not 5000 (a and b for 2500 requests): \
              serve must not cap how many requests run at once (no chunks, no \
-             buffered(n) or buffer_unordered(n))",
+             buffered(n) or buffer_unordered(n), however large)",
             probe.calls.peak()
         );
         assert_eq!(start.elapsed(), 50 * MS);
@@ -282,6 +284,39 @@ fn an_error_from_the_audit_stops_everything() {
     // The audit calls start at 40 ms; request 3's fails at 45 ms, when the others are
     // still running. 5 db, 5 a, 5 b calls and the failed audit call ran to the end.
     paused(|| first_error("c", 45 * MS, 5 + 5 + 5 + 1));
+}
+
+#[test]
+fn an_audit_error_comes_back_while_other_requests_run() {
+    paused(|| async {
+        // Request 3's db call answers at once; the others' take 100 ms longer. Request 3
+        // reaches its audit at 40 ms, which fails at 45 ms, while every other request is
+        // still waiting for the db: the error must come back then, and stop them all.
+        let probe = Probe::default();
+        let ctx = context_with(&probe, Some(("c", 3, 5 * MS)), |id| {
+            if id == 3 { Duration::ZERO } else { 100 * MS }
+        });
+
+        let start = Instant::now();
+        let result = run(&ctx, &[1, 2, 3, 4, 5]).await;
+
+        assert_eq!(
+            result,
+            Err(ServiceError {
+                service: "c".into(),
+                id: 3
+            })
+        );
+        assert_eq!(
+            start.elapsed(),
+            45 * MS,
+            "request 3's audit failed at 45 ms, while the other requests were still \
+             running: each request is audited as soon as its own response is ready, and \
+             its error comes back then (not after a batch of audits once every request \
+             is done)"
+        );
+        assert_eq!(probe.calls.now(), 0, "no call may outlive serve");
+    });
 }
 
 #[test]

@@ -33,6 +33,8 @@ struct Probe {
     finished: Cell<usize>,
     /// Set when the fake backend found the cache borrowed while it was awaited.
     held_borrow: Cell<bool>,
+    /// The task each load ran in (`None`: in no task, inside `serve`'s own future).
+    tasks: RefCell<Vec<Option<tokio::task::Id>>>,
 }
 
 /// What goes wrong when a `RefCell` borrow lives across an `.await`, and the fix.
@@ -63,6 +65,7 @@ impl Backend for Fake {
             panic!("key {key}: {HELD_BORROW}");
         }
         let probe = Rc::clone(&self.probe); // an `Rc` alive across the `.await`
+        probe.tasks.borrow_mut().push(tokio::task::try_id());
         let _loading = probe.loads.enter();
         sleep(LOAD).await;
         probe.finished.set(probe.finished.get() + 1);
@@ -240,6 +243,67 @@ fn an_answer_does_not_wait_for_later_requests() {
             "a request is served as soon as it arrives: key 1 (asked at 0 ms) at 10 ms, \
              without waiting for key 2 (asked at 50 ms) or for the channel to close"
         );
+    });
+}
+
+#[test]
+fn every_request_is_a_task_of_its_own() {
+    paused_local(|| async {
+        let run = run(&[(0, 1), (0, 2), (0, 3), (5, 4)]).await;
+
+        let tasks = run.probe.tasks.take();
+        let mut distinct: Vec<tokio::task::Id> = tasks.iter().flatten().copied().collect();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(
+            (tasks.len(), distinct.len()),
+            (4, 4),
+            "(loads, tasks they ran in): the 4 loads ran in {} distinct task(s) ({} of \
+             them in none at all, inside serve's own future). This lab is about tasks on \
+             a local runtime: spawn each request with spawn_local (in a JoinSet), so that \
+             the runtime schedules it on its own. (Joining futures inside one future is \
+             Part III's way, and a good one; it is not this lab's.)",
+            distinct.len(),
+            tasks.iter().filter(|t| t.is_none()).count()
+        );
+    });
+}
+
+/// A backend whose load of key 13 panics, as a bug in a handler would.
+struct Panicky;
+
+impl Backend for Panicky {
+    async fn load(&self, key: u32) -> String {
+        sleep(LOAD).await;
+        assert_ne!(key, 13, "the backend's bug, on purpose");
+        format!("value {key}")
+    }
+}
+
+#[test]
+fn a_panic_in_a_request_reaches_whoever_awaits_serve() {
+    paused_local(|| async {
+        let cache = Rc::new(RefCell::new(Cache::default()));
+        let (sender, requests) = mpsc::channel(3);
+        for key in [1, 13, 2] {
+            let (reply, _value) = oneshot::channel();
+            sender.try_send(Request { key, reply }).unwrap();
+        }
+        drop(sender);
+
+        // serve runs in a task of its own here, so that its panic can be looked at.
+        let serving = spawn_local(serve(Panicky, Rc::clone(&cache), requests));
+        let ended = timeout(PATIENCE, serving)
+            .await
+            .expect("serve did not return after 1 s");
+
+        let error = ended.expect_err(
+            "the load of key 13 panicked, and serve returned as if all had gone well: \
+             a request's panic must reach whoever awaits serve, as the starter's \
+             `.expect(\"a request panicked\")` made it (JoinSet::join_all re-raises it; a \
+             loop over join_next must not drop the JoinError)",
+        );
+        assert!(error.is_panic(), "serve should have panicked, not {error}");
     });
 }
 

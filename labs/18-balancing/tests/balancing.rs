@@ -113,46 +113,76 @@ fn an_idle_core_steals_the_oldest_waiting_step() {
 // ANCHOR_END: steal_test
 
 #[test]
+fn the_oldest_step_wins_not_the_longest_queue() {
+    guarded(|| {
+        // Core 1 has the longest backlog, but the step that has waited longest (4) is on
+        // core 2, behind a shorter queue.
+        let mut q = queues(&[
+            &[],
+            &[(6, 1), (11, 5), (14, 7), (15, 8)],
+            &[(4, 2), (13, 6)],
+        ]);
+        let got = Policy::WorkStealing.pick(0, &mut q).map(|r| r.seq);
+        assert_eq!(
+            got,
+            Some(4),
+            "core 0 should steal step 4, the one that has waited longest, got {got:?}: \
+             the victim is the queue whose front is oldest, not the longest queue (nor \
+             the busiest core)"
+        );
+        assert_eq!(seqs(&q), [vec![], vec![6, 11, 14, 15], vec![13]]);
+    });
+}
+
+#[test]
 fn a_thief_looks_at_every_other_core() {
     guarded(|| {
-        let n = 5;
-        for thief in 0..n {
-            for victim in (0..n).filter(|&v| v != thief) {
-                // One waiting step, on `victim`'s queue.
-                let mut q: Vec<VecDeque<Ready>> = vec![VecDeque::new(); n];
-                q[victim].push_back(Ready {
-                    seq: 7,
-                    conn: victim,
-                });
-                let got = Policy::WorkStealing.pick(thief, &mut q).map(|r| r.seq);
-                assert_eq!(
-                    got,
-                    Some(7),
-                    "with {n} cores, idle core {thief} must find the step waiting on core \
-                     {victim}, got {got:?}: every other core is a possible victim (an \
-                     off-by-one in the loop over cores skips one)"
-                );
-                // And the oldest wins wherever it is: a younger step on every other core.
-                let mut q: Vec<VecDeque<Ready>> = (0..n)
-                    .map(|c| {
-                        VecDeque::from([Ready {
-                            seq: 100 + c as u64,
-                            conn: c,
-                        }])
-                    })
-                    .collect();
-                q[thief].clear();
-                q[victim][0].seq = 50;
-                let got = Policy::WorkStealing.pick(thief, &mut q).map(|r| r.seq);
-                assert_eq!(
-                    got,
-                    Some(50),
-                    "idle core {thief} must steal the oldest step (50, on core {victim}) \
-                     among the fronts of all other queues, got {got:?}"
-                );
-            }
+        // 12 cores as well as 5: a search that looks at a few neighbours only, or that
+        // gives up on larger machines, finds nothing on the far side.
+        for n in [5, 12] {
+            a_thief_looks_at_every_other_core_of(n);
         }
     });
+}
+
+/// Every thief finds a step waiting on any other core of `n`, and the oldest of them.
+fn a_thief_looks_at_every_other_core_of(n: usize) {
+    for thief in 0..n {
+        for victim in (0..n).filter(|&v| v != thief) {
+            // One waiting step, on `victim`'s queue.
+            let mut q: Vec<VecDeque<Ready>> = vec![VecDeque::new(); n];
+            q[victim].push_back(Ready {
+                seq: 7,
+                conn: victim,
+            });
+            let got = Policy::WorkStealing.pick(thief, &mut q).map(|r| r.seq);
+            assert_eq!(
+                got,
+                Some(7),
+                "with {n} cores, idle core {thief} must find the step waiting on core \
+                 {victim}, got {got:?}: every other core is a possible victim (an \
+                 off-by-one in the loop over cores skips one)"
+            );
+            // And the oldest wins wherever it is: a younger step on every other core.
+            let mut q: Vec<VecDeque<Ready>> = (0..n)
+                .map(|c| {
+                    VecDeque::from([Ready {
+                        seq: 100 + c as u64,
+                        conn: c,
+                    }])
+                })
+                .collect();
+            q[thief].clear();
+            q[victim][0].seq = 50;
+            let got = Policy::WorkStealing.pick(thief, &mut q).map(|r| r.seq);
+            assert_eq!(
+                got,
+                Some(50),
+                "idle core {thief} must steal the oldest step (50, on core {victim}) \
+                 among the fronts of all other queues, got {got:?}"
+            );
+        }
+    }
 }
 
 #[test]

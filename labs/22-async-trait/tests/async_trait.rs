@@ -5,7 +5,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::task::Poll;
 use std::time::Duration;
@@ -203,6 +203,40 @@ fn dyn_calls_on_one_store_overlap() {
         assert_eq!(busy.now(), 0);
     });
 }
+
+// ANCHOR: borrows_for_the_call
+/// `R: BoxedFor<'s>` holds only when `R` is a boxed lookup that borrows for exactly `'s`.
+/// (A `Send` box qualifies too, so that an answer that keeps `Send` hears about `Send`.)
+trait BoxedFor<'s> {}
+impl<'s> BoxedFor<'s> for Pin<Box<dyn Future<Output = Option<u64>> + 's>> {}
+impl<'s> BoxedFor<'s> for Pin<Box<dyn Future<Output = Option<u64>> + Send + 's>> {}
+
+/// Calls `get_dyn` on `store` and insists that the box it returns borrows for `'s`, the
+/// borrow of the store, and no longer. `get_dyn` is the method itself (not a closure),
+/// so its declared return type is what is checked.
+fn call_for_the_borrow<'s, S: ?Sized, R: BoxedFor<'s>>(
+    store: &'s S,
+    get_dyn: impl FnOnce(&'s S, u32) -> R,
+    key: u32,
+) -> R {
+    get_dyn(store, key)
+}
+
+#[test]
+fn a_dyn_call_borrows_its_store_for_the_call_only() {
+    let gauge = Gauge::new();
+    let near = cache(&[(7, 70)], &gauge);
+    let store: &dyn DynStore = &near;
+    // If this line does not compile ("`near` does not live long enough ... argument
+    // requires that `near` is borrowed for `'static`"), `get_dyn` declares a box that
+    // outlives the store it reads: `Box<dyn Future>` with no lifetime is `+ 'static`, and
+    // only a clone or an unsafe lifetime cast can fill it. Give the box the lifetime of
+    // `&self`.
+    let lookup = call_for_the_borrow(store, DynStore::get_dyn, 7);
+    assert_eq!(poll_to_end(POLLS, lookup), Some(70));
+    assert_eq!(gauge.now(), 0);
+}
+// ANCHOR_END: borrows_for_the_call
 
 #[test]
 fn dropping_a_dyn_call_drops_the_lookup() {

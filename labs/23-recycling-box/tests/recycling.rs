@@ -110,11 +110,49 @@ fn sequential_calls_share_one_allocation() {
         allocations,
         counted(1),
         "{} calls that never overlap made {allocations} allocations: the first call's \
-         block should serve every later one",
-        CALLS + 1
+         block should serve every later one{}",
+        CALLS + 1,
+        if allocations == 0 {
+            " (none at all: a block allocated before the first call, in `Recycler::new`, \
+             or taken from outside the program's global allocator, such as \
+             `std::alloc::System`? Allocate the first block when the first call needs it, \
+             with `std::alloc::alloc`)"
+        } else {
+            ""
+        }
     );
 }
 // ANCHOR_END: one_allocation
+
+/// A future that answers where it lives: the address of a number it keeps across its
+/// await, which is at the same offset in every future of this type.
+async fn whereami(n: u64) -> usize {
+    let kept = n;
+    yield_once().await;
+    std::hint::black_box(&raw const kept).addr()
+}
+
+#[test]
+fn sequential_futures_live_in_the_same_memory() {
+    let recycler = Recycler::new();
+    let size = size_of_val(&whereami(0));
+    // Between calls the test takes memory of the future's size from the allocator: a
+    // block freed after each call would go to the test, and the next call's future would
+    // land elsewhere. A recycled block is never freed, so the future stays put.
+    let mut taken: Vec<Vec<u8>> = Vec::with_capacity(CALLS);
+    let first = poll_to_end(POLLS, recycler.recycle(whereami(0)));
+    for n in 1..CALLS as u64 {
+        taken.push(Vec::with_capacity(size));
+        let here = poll_to_end(POLLS, recycler.recycle(whereami(n)));
+        assert_eq!(
+            here, first,
+            "call {n}'s future does not live where the first call's did: calls that do not \
+             overlap must reuse one block, not allocate (and free) one per call, whichever \
+             allocator it comes from"
+        );
+    }
+    drop(taken);
+}
 
 #[test]
 fn a_bigger_future_gets_a_bigger_block_which_is_reused() {
@@ -241,6 +279,70 @@ fn overlapping_calls_each_get_their_own_block() {
 }
 // ANCHOR_END: overlap
 
+/// Polls the future in `slot`, which must still be there.
+fn poll_slot<F: Future>(slot: Pin<&mut Option<F>>) -> Poll<F::Output> {
+    poll_once(slot.as_pin_mut().expect("the future is still in its slot"))
+}
+
+// ANCHOR: busy
+#[test]
+fn the_home_block_is_busy_exactly_while_its_future_lives() {
+    let recycler = Recycler::new();
+    let gauge = Gauge::new();
+    let tagged = |n: u64| {
+        let gauge = &gauge;
+        async move {
+            let _running = gauge.enter();
+            small(n).await
+        }
+    };
+
+    let ((), allocations) = allocations_during(|| {
+        // In a slot, so that the test can drop it while the third one lives.
+        let mut first = pin!(Some(recycler.recycle(tagged(1))));
+        assert_eq!(poll_slot(first.as_mut()), Poll::Pending);
+        // An overlapping call, gone at once: its block of its own is freed...
+        drop(recycler.recycle(tagged(2)));
+        // ...and the home block is still the first future's.
+        let mut third = pin!(recycler.recycle(tagged(3)));
+        assert_eq!(poll_once(third.as_mut()), Poll::Pending);
+        assert_eq!(
+            poll_slot(first.as_mut()),
+            Poll::Ready(1),
+            "the first call's future was overwritten by the third's: when the second \
+             call's block of its own came back, the home block was taken for free, though \
+             the first future still lived in it"
+        );
+        assert_eq!(
+            gauge.now(),
+            1,
+            "the first future is done, the third is running"
+        );
+
+        // The first future goes: the home block is free, though the third still lives.
+        first.set(None);
+        let (fourth, allocations) =
+            allocations_during(|| poll_to_end(POLLS, recycler.recycle(small(4))));
+        assert_eq!(fourth, 4);
+        assert_eq!(
+            allocations,
+            counted(0),
+            "the fourth call came when no future lived in the home block (the first had \
+             gone; the third lives in a block of its own): it fits there, and must not \
+             allocate"
+        );
+        assert_eq!(poll_once(third.as_mut()), Poll::Ready(3));
+    });
+    assert_eq!(
+        allocations,
+        counted(3),
+        "the home block, and a block of its own for each of the two calls made while the \
+         first future lived"
+    );
+    assert_eq!(gauge.now(), 0);
+}
+// ANCHOR_END: busy
+
 /// A wide future: it holds 4 KiB across its await, and needs only `u64` alignment.
 async fn wide(n: u64) -> u64 {
     let numbers = [n; 512];
@@ -297,6 +399,11 @@ fn a_zero_sized_future_works() {
     for _ in 0..3 {
         assert_eq!(poll_to_end(1, recycler.recycle(Nothing)), 42);
     }
+    // Two at once: the second gets a block of its own, for a future of zero bytes.
+    let mut first = pin!(recycler.recycle(Nothing));
+    let mut second = pin!(recycler.recycle(Nothing));
+    assert_eq!(poll_once(second.as_mut()), Poll::Ready(42));
+    assert_eq!(poll_once(first.as_mut()), Poll::Ready(42));
 }
 
 #[test]

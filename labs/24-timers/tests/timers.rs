@@ -24,6 +24,9 @@ struct Recorder<'a> {
     calls: &'a RefCell<Vec<(u32, u64)>>,
     /// How long the handler for `id` takes.
     work: fn(u32) -> Duration,
+    /// How long the handler for `id` keeps the thread busy first, as CPU work would: in
+    /// paused time the clock moves on while nothing else runs (zero in most tests).
+    hog: fn(u32) -> Duration,
     running: Rc<Cell<usize>>,
     peak: Cell<usize>,
     finished: Cell<usize>,
@@ -34,6 +37,10 @@ impl Handler for Recorder<'_> {
         let ms = self.start.elapsed().as_millis() as u64;
         self.calls.borrow_mut().push((id, ms));
         let _running = Running::enter(&self.running, &self.peak);
+        let hog = (self.hog)(id);
+        if !hog.is_zero() {
+            tokio::time::advance(hog).await;
+        }
         sleep((self.work)(id)).await;
         self.finished.set(self.finished.get() + 1);
     }
@@ -75,11 +82,24 @@ struct Outcome {
 const STUCK: &str = "the runtime's only thread is stuck. Blocked: a std MutexGuard held \
     across an .await makes the next lock() wait forever, since on one thread nobody else can \
     release it (cargo clippy names the line: clippy::await_holding_lock). Or busy: a loop that \
-    checks the clock instead of awaiting a timer never lets paused time move.";
+    checks the clock instead of awaiting a timer never lets paused time move. Or a blocking \
+    wait (std::thread::sleep, even inside spawn_blocking): paused time stands still while it \
+    runs, so the deadline it waits for never comes.";
 
 /// Runs `what` (fire_all or tick, given the handler) in paused time on a fresh
 /// current-thread runtime, under a poll budget and a 10 s wall-clock watchdog.
 fn run(deadlines_ms: Vec<u64>, work: fn(u32) -> Duration, max_polls: usize, what: What) -> Outcome {
+    run_hogging(deadlines_ms, |_| Duration::ZERO, work, max_polls, what)
+}
+
+/// `run`, with handlers that keep the thread busy for `hog(id)` before they await.
+fn run_hogging(
+    deadlines_ms: Vec<u64>,
+    hog: fn(u32) -> Duration,
+    work: fn(u32) -> Duration,
+    max_polls: usize,
+    what: What,
+) -> Outcome {
     within(Duration::from_secs(10), STUCK, move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
@@ -93,6 +113,7 @@ fn run(deadlines_ms: Vec<u64>, work: fn(u32) -> Duration, max_polls: usize, what
                 start,
                 calls: &calls,
                 work,
+                hog,
                 running: Rc::new(Cell::new(0)),
                 peak: Cell::new(0),
                 finished: Cell::new(0),
@@ -166,7 +187,7 @@ fn report_matches_calls(out: &Outcome) {
 #[test]
 fn ten_thousand_timers_fire_at_twenty_ms() {
     // Chapter 24's experiment: 10,000 timeouts of 20 ms on one thread; each handler takes 1 ms.
-    let out = run(vec![20; 10_000], |_| MS, 2_000, What::FireAll);
+    let out = run(vec![20; 10_000], |_| MS, 1_000, What::FireAll);
     assert_eq!(out.calls.len(), 10_000, "every handler is called once");
     let late: Vec<_> = out
         .calls
@@ -326,3 +347,54 @@ fn a_tick_that_runs_late_does_not_shift_the_schedule() {
     assert_eq!(out.returned_at, 167);
 }
 // ANCHOR_END: late_tick
+
+// ANCHOR: late_timer
+#[test]
+fn a_timer_that_cannot_fire_on_time_is_reported_late() {
+    // Timer 0's handler keeps the thread busy for 6 ms (5 ms to 11 ms): timers 1 and 2,
+    // due at 7 and 8 ms, can only fire at 11 ms. The report must say so.
+    let hog = |id| if id == 0 { 6 * MS } else { Duration::ZERO };
+    let out = run_hogging(vec![5, 7, 8, 30], hog, |_| MS, 1_000, What::FireAll);
+    let mut calls = out.calls.clone();
+    calls.sort();
+    assert_eq!(
+        calls,
+        [(0, 5), (1, 11), (2, 11), (3, 30)],
+        "(id, ms) of each call"
+    );
+    let fired: Vec<(u32, u64)> = out.report.iter().map(|&(id, _, at)| (id, at)).collect();
+    same(
+        &fired,
+        &out.calls,
+        "the report must record when each handler was really called (Instant::now() as it \
+         fires), not when it was due: a timer that fires late must show up late",
+    );
+    assert_eq!(out.max_lateness, 4 * MS);
+    assert_eq!(out.mean_lateness, 7 * MS / 4);
+}
+// ANCHOR_END: late_timer
+
+#[test]
+fn a_far_deadline_costs_a_few_polls() {
+    // Seconds away, not milliseconds: a correct answer sleeps until each deadline, and
+    // its future is polled a handful of times. A loop that wakes every millisecond to
+    // check the clock is polled thousands of times, and fails its poll budget.
+    let out = run(vec![3_000, 9_000], |_| MS, 50, What::FireAll);
+    assert_eq!(out.calls, [(0, 3_000), (1, 9_000)], "(id, ms) of each call");
+    assert_eq!(out.returned_at, 9_001);
+    let out = run(
+        vec![],
+        |_| MS,
+        50,
+        What::Tick {
+            period: 1_000 * MS,
+            count: 3,
+        },
+    );
+    assert_eq!(
+        out.calls,
+        [(1, 1_000), (2, 2_000), (3, 3_000)],
+        "(tick, ms) of each handler call"
+    );
+    assert_eq!(out.returned_at, 3_001);
+}

@@ -122,6 +122,10 @@ pub struct Lab {
     pub starter: Expect,
     /// What the learner's src/ must no longer use once the tests pass (`forbid`).
     pub forbid: Vec<Forbid>,
+    /// The crates the lab's `[dependencies]` may name: the solution's, when solutions/ is
+    /// next to labs/. A learner who adds the crate that does the lab's job (futures'
+    /// `join` in lab 02, say) has skipped the lesson even if every test passes.
+    pub allowed_dependencies: Option<Vec<String>>,
     /// `time-limit` (seconds): a test binary running longer is stopped as hung.
     pub time_limit: Option<Duration>,
 }
@@ -239,8 +243,16 @@ fn read_lab(labs_dir: &Path, slug: &str) -> Result<Lab, String> {
             })? as u64,
         )),
     };
+    let solution_manifest = labs_dir
+        .parent()
+        .map(|root| root.join("solutions").join(slug).join("Cargo.toml"));
+    let allowed_dependencies = solution_manifest
+        .filter(|m| m.is_file())
+        .map(|m| read_toml(&m).map(|t| dependency_names(&t)))
+        .transpose()?;
     Ok(Lab {
         forbid,
+        allowed_dependencies,
         time_limit,
         slug: slug.to_owned(),
         number: slug[..2].to_owned(),
@@ -256,6 +268,17 @@ fn read_lab(labs_dir: &Path, slug: &str) -> Result<Lab, String> {
         starter,
         dir,
     })
+}
+
+/// The names in a manifest's `[dependencies]`.
+pub fn dependency_names(manifest: &toml::Table) -> Vec<String> {
+    let mut names: Vec<String> = manifest
+        .get("dependencies")
+        .and_then(|d| d.as_table())
+        .map(|d| d.keys().cloned().collect())
+        .unwrap_or_default();
+    names.sort();
+    names
 }
 
 /// Finds a lab by number ("9", "09"), folder name ("09-fan-out") or package ("fan-out").

@@ -7,13 +7,16 @@
 //! - `"Mutex"`: std's, tokio's, parking_lot's and futures' `Mutex` and `RwLock`;
 //! - `"tokio::spawn"`: `tokio::spawn` and `tokio::task::spawn`;
 //! - `"'static"`: the lifetime anywhere in code;
-//! - `"Send"`: a `Send` bound, `+ Send`, or any other use of the trait (`?Send` is fine).
+//! - `"Send"`: a `Send` bound, `+ Send`, or any other use of the trait (`?Send` is fine);
+//! - `"unsafe"`: an `unsafe` block, fn, trait or impl. None of the labs needs one, and it
+//!   is how the others are faked: a `transmute` that stretches a borrow to `'static` for
+//!   `spawn_local`, a wrapper with `unsafe impl Send`.
 //!
 //! The first three are types and functions: clippy's `disallowed-types` and
 //! `disallowed-methods` find them by what they resolve to, so aliases and renamed imports
 //! are caught. The runner writes a clippy.toml with just the forbidden items into
 //! target/labs-runner/clippy/ and points `CLIPPY_CONF_DIR` at it; `--force-warn` keeps an
-//! `#[allow]` in the learner's code from hiding them. The last two are syntax, found by a
+//! `#[allow]` in the learner's code from hiding them. The last three are syntax, found by a
 //! scan of the source that skips comments, strings and character literals. Without clippy
 //! installed, a plain scan for the names stands in, and says so.
 
@@ -32,15 +35,20 @@ pub enum Forbid {
     TokioSpawn,
     Static,
     Send,
+    Unsafe,
+    /// Not in the `forbid` vocabulary: a crate in the lab's `[dependencies]` that the
+    /// solution does without. Every lab is checked for it.
+    NewDependency,
 }
 
 impl Forbid {
-    pub const ALL: [Forbid; 5] = [
+    pub const ALL: [Forbid; 6] = [
         Forbid::Arc,
         Forbid::Mutex,
         Forbid::TokioSpawn,
         Forbid::Static,
         Forbid::Send,
+        Forbid::Unsafe,
     ];
 
     pub fn name(self) -> &'static str {
@@ -50,6 +58,8 @@ impl Forbid {
             Forbid::TokioSpawn => "tokio::spawn",
             Forbid::Static => "'static",
             Forbid::Send => "Send",
+            Forbid::Unsafe => "unsafe",
+            Forbid::NewDependency => "a new dependency",
         }
     }
 
@@ -72,9 +82,10 @@ impl Forbid {
     /// "still uses Arc", "still has a Send bound", …
     fn verb(self) -> &'static str {
         match self {
-            Forbid::Arc | Forbid::Mutex | Forbid::Static => "still uses",
+            Forbid::Arc | Forbid::Mutex | Forbid::Static | Forbid::Unsafe => "still uses",
             Forbid::TokioSpawn => "still calls",
             Forbid::Send => "still has a",
+            Forbid::NewDependency => "adds",
         }
     }
 
@@ -96,6 +107,12 @@ impl Forbid {
             Forbid::Send => {
                 "this lab is about removing it. Nothing here leaves its thread, so Rc and RefCell data must be accepted."
             }
+            Forbid::Unsafe => {
+                "this lab needs no unsafe code. A transmute that makes a borrow look 'static, or an unsafe impl Send, only hides the bound the compiler asked for: the code still breaks the rule it stated."
+            }
+            Forbid::NewDependency => {
+                "this lab is about writing it yourself; the crates the starter came with are enough. Remove the line from the lab's Cargo.toml."
+            }
         }
     }
 
@@ -116,7 +133,7 @@ impl Forbid {
                 &[],
             ),
             Forbid::TokioSpawn => (&[], &["tokio::spawn", "tokio::task::spawn"]),
-            Forbid::Static | Forbid::Send => (&[], &[]),
+            Forbid::Static | Forbid::Send | Forbid::Unsafe | Forbid::NewDependency => (&[], &[]),
         }
     }
 
@@ -171,6 +188,42 @@ impl Breach {
     pub fn long(&self) -> String {
         format!("{}: {}", self.short(), self.item.why())
     }
+}
+
+/// The crates `manifest`'s `[dependencies]` names beyond `allowed`, as breaches of
+/// the lab's lesson (with the line of Cargo.toml that names each).
+pub fn new_dependencies(crate_dir: &Path, allowed: &[String]) -> Result<Vec<Breach>, String> {
+    let path = crate_dir.join("Cargo.toml");
+    let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let manifest: toml::Table = text
+        .parse()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut found = Vec::new();
+    for name in crate::labs::dependency_names(&manifest) {
+        if allowed.contains(&name) {
+            continue;
+        }
+        let (line, code) = text
+            .lines()
+            .enumerate()
+            .find(|(_, l)| {
+                let l = l.trim_start();
+                l.starts_with(&format!("{name} "))
+                    || l.starts_with(&format!("{name}="))
+                    || l.starts_with(&format!("{name}."))
+            })
+            .map(|(n, l)| (n + 1, l.trim().to_owned()))
+            .unwrap_or((0, String::new()));
+        found.push(Breach {
+            item: Forbid::NewDependency,
+            file: "Cargo.toml".into(),
+            line,
+            column: 1,
+            found: format!("`{name}`"),
+            code,
+        });
+    }
+    Ok(found)
 }
 
 /// What a crate must be checked with.
@@ -539,7 +592,7 @@ pub fn tokens(src: &str) -> Vec<(usize, usize, Tok)> {
     out
 }
 
-/// The syntax items (`'static`, `Send`) of `forbid` in one file.
+/// The syntax items (`'static`, `Send`, `unsafe`) of `forbid` in one file.
 pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
     let wanted: BTreeSet<Forbid> = forbid.iter().copied().collect();
     let lines: Vec<&str> = text.lines().collect();
@@ -556,6 +609,7 @@ pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
             {
                 Forbid::Send
             }
+            Tok::Ident(w) if w == "unsafe" && wanted.contains(&Forbid::Unsafe) => Forbid::Unsafe,
             _ => continue,
         };
         out.push(Breach {
@@ -672,6 +726,26 @@ fn g<'a>(x: &'a str) {}
     }
 
     #[test]
+    fn finds_unsafe_code() {
+        let src = "// unsafe in a comment is fine\n\
+                   #![deny(unsafe_code)]\n\
+                   let f: Job = unsafe { std::mem::transmute(f) };\n\
+                   unsafe impl<F> Sync for Wrapper<F> {}\n\
+                   const S: &str = \"unsafe\";\n";
+        let found = scan(src, "src/lib.rs", &[Forbid::Unsafe]);
+        let places: Vec<String> = found.iter().map(Breach::short).collect();
+        assert_eq!(
+            places,
+            [
+                "src/lib.rs:3 still uses unsafe",
+                "src/lib.rs:4 still uses unsafe"
+            ]
+        );
+        assert!(found[0].long().contains("transmute"));
+        assert!(scan(src, "src/lib.rs", &[Forbid::Send, Forbid::Static]).is_empty());
+    }
+
+    #[test]
     fn raw_identifiers_are_identifiers() {
         assert_eq!(lifetimes_and_idents("r#type Send"), ["type", "Send"]);
     }
@@ -693,8 +767,17 @@ fn g<'a>(x: &'a str) {}
 
     #[test]
     fn reads_the_vocabulary() {
-        let list = parse_list(&["Send".into(), "Arc".into(), "'static".into(), "Arc".into()]);
-        assert_eq!(list.unwrap(), [Forbid::Arc, Forbid::Static, Forbid::Send]);
+        let list = parse_list(&[
+            "Send".into(),
+            "unsafe".into(),
+            "Arc".into(),
+            "'static".into(),
+            "Arc".into(),
+        ]);
+        assert_eq!(
+            list.unwrap(),
+            [Forbid::Arc, Forbid::Static, Forbid::Send, Forbid::Unsafe]
+        );
         assert!(
             parse_list(&["Rc".into()])
                 .unwrap_err()

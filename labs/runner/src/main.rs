@@ -184,6 +184,7 @@ pub fn evaluate(paths: &Paths, options: &Options, lab: &Lab) -> Result<Evaluatio
         target_dir: None,
         crate_dir: &lab.dir,
         forbid: &lab.forbid,
+        allowed_dependencies: lab.allowed_dependencies.as_deref(),
         runner_dir: &paths.runner_dir(),
         time_limit: lab.time_limit(options.time_limit),
     }

@@ -146,6 +146,8 @@ pub struct Crate<'a> {
     pub crate_dir: &'a Path,
     /// The lab's lesson, checked once every test passes.
     pub forbid: &'a [Forbid],
+    /// The only crates `[dependencies]` may name (`None`: not checked).
+    pub allowed_dependencies: Option<&'a [String]>,
     /// target/labs-runner/: generated files (the clippy.toml of a forbid list).
     pub runner_dir: &'a Path,
     /// A test binary still running after this long is stopped: it hangs.
@@ -387,6 +389,12 @@ fn run_limited(mut cmd: Command, limit: Duration, shown: &str) -> Result<Ran, St
 impl Crate<'_> {
     /// Every test passes: is the lesson learned too?
     fn lesson(&self, total: usize) -> Result<Outcome, String> {
+        if let Some(allowed) = self.allowed_dependencies {
+            let breaches = crate::lesson::new_dependencies(self.crate_dir, allowed)?;
+            if !breaches.is_empty() {
+                return Ok(Outcome::BreaksLesson { total, breaches });
+            }
+        }
         if self.forbid.is_empty() {
             return Ok(Outcome::Done { total });
         }

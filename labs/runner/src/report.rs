@@ -3,7 +3,7 @@
 //! `NO_COLOR`) every finding is one line of its own, and nothing is aligned or drawn.
 
 use crate::explain;
-use crate::labs::{Lab, Paths};
+use crate::labs::{Lab, Paths, html};
 use crate::outcome::{Diagnostic, Evaluation, Outcome, failures, plural};
 use crate::style;
 
@@ -27,14 +27,26 @@ pub fn status_line(lab: &Lab, outcome: &Outcome) -> String {
 
 /// The next lab to work on, and how.
 pub fn print_next(paths: &Paths, lab: &Lab) {
-    let chapter = format!("src/{}", lab.page);
+    // In the repository: the page's source, served by scripts/serve. In the offline kit,
+    // which has no src/: the rendered page on disk.
+    let chapter = if paths.root.join("src").join(&lab.page).is_file() {
+        format!(
+            "src/{}  ({} with scripts/serve)",
+            lab.page,
+            lab.url(&lab.page)
+        )
+    } else {
+        let rendered = paths.root.join("book").join("html").join(html(&lab.page));
+        if rendered.is_file() {
+            rendered.display().to_string()
+        } else {
+            format!("src/{}", lab.page)
+        }
+    };
     if style::plain() {
         println!("\nNext: lab {}, {}.", lab.number, lab.title);
         println!("Task: labs/{}/README.md", lab.slug);
-        println!(
-            "Chapter: {chapter}, or {} with scripts/serve",
-            lab.url(&lab.page)
-        );
+        println!("Chapter: {chapter}");
         if let Some(online) = paths.book_url(&lab.page) {
             println!("Online: {online}");
         }
@@ -50,10 +62,7 @@ pub fn print_next(paths: &Paths, lab: &Lab) {
         lab.title
     );
     println!("  task      labs/{}/README.md", lab.slug);
-    println!(
-        "  chapter   {chapter}  ({} with scripts/serve)",
-        lab.url(&lab.page)
-    );
+    println!("  chapter   {chapter}");
     if let Some(online) = paths.book_url(&lab.page) {
         println!("            {online}");
     }

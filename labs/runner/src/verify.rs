@@ -74,6 +74,7 @@ pub fn verify(
             target_dir: None,
             crate_dir: &lab.dir,
             forbid: &lab.forbid,
+            allowed_dependencies: lab.allowed_dependencies.as_deref(),
             runner_dir: &runner_dir,
             time_limit: lab.time_limit(options.time_limit),
         }
@@ -108,6 +109,7 @@ pub fn verify(
             target_dir: None,
             crate_dir: &solution_dir,
             forbid: &lab.forbid,
+            allowed_dependencies: None,
             runner_dir: &runner_dir,
             time_limit: lab.time_limit(options.time_limit),
         }
@@ -122,6 +124,22 @@ pub fn verify(
                     Ok(plural(*total, "test passes", "tests pass"))
                 }
                 _ => Err(failure_text(&solved)),
+            },
+        );
+        // A learner's crate may name no dependency the solution does without (runner
+        // `check` says so); the starter must not either, or a right answer looks wrong.
+        let allowed = crate::labs::dependency_names(&manifest);
+        push(
+            &mut rows,
+            "starter needs no crate the solution lacks",
+            match crate::lesson::new_dependencies(&lab.dir, &allowed) {
+                Ok(extra) if extra.is_empty() => Ok(format!("[{}]", allowed.join(", "))),
+                Ok(extra) => Err(extra
+                    .iter()
+                    .map(|b| b.short())
+                    .collect::<Vec<_>>()
+                    .join("; ")),
+                Err(e) => Err(e),
             },
         );
         if !lab.forbid.is_empty() {
@@ -464,6 +482,7 @@ fn check_variant(
         target_dir: Some(paths.target.clone()),
         crate_dir: &dir,
         forbid: &lab.forbid,
+        allowed_dependencies: None,
         runner_dir: &paths.runner_dir(),
         time_limit: lab.time_limit(options.time_limit),
     }
@@ -593,6 +612,11 @@ fn wrong_manifest(
     }
     // A workspace of its own, so the solutions workspace does not claim it.
     out.insert("workspace".into(), Value::Table(Table::new()));
+    // The workspace's profiles too: the same settings build the dependencies once, into
+    // the same files in the shared target directory.
+    if let Some(profile) = ws.get("profile") {
+        out.insert("profile".into(), profile.clone());
+    }
     toml::to_string(&out).map_err(|e| e.to_string())
 }
 

@@ -162,6 +162,32 @@ fn green_tests_do_not_make_a_lab_done_while_it_breaks_its_lesson() {
 }
 
 #[test]
+fn a_crate_the_solution_does_without_is_not_allowed_in() {
+    // A learner adds a crate that does the lab's job for them (futures' `join` in lab
+    // 02, say): every test passes, and the lab is still not done.
+    let root = fresh_copy("new-dependency");
+    fs::create_dir_all(root.join("solutions/01-green")).unwrap();
+    fs::write(
+        root.join("solutions/01-green/Cargo.toml"),
+        "[package]\nname = \"green-solution\"\n",
+    )
+    .unwrap();
+    let manifest = root.join("labs/01-green/Cargo.toml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    fs::write(
+        &manifest,
+        text + "\n[dependencies]\nred = { path = \"../02-red\" }\n",
+    )
+    .unwrap();
+    let (out, text) = labs_in(&root, &["check", "01", "--plain"], None);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("Cargo.toml:14 adds `red`: this lab is about writing it yourself"),
+        "{text}"
+    );
+}
+
+#[test]
 fn verify_proves_the_solution_and_catches_a_mislabeled_wrong_answer() {
     let (out, text) = labs(&["verify", "05"]);
     assert_eq!(out.status.code(), Some(1), "{text}");
@@ -173,7 +199,7 @@ fn verify_proves_the_solution_and_catches_a_mislabeled_wrong_answer() {
         "ok   05-lesson wrong/arc_kept.rs is red",
         "FAIL 05-lesson wrong/mislabeled.rs is red",
         "expected the tests to pass and the lesson to break on exactly [Arc], got: tests pass, but src/lib.rs:7 still uses 'static",
-        "verify: 6 checks, 1 failed",
+        "verify: 7 checks, 1 failed",
     ] {
         assert!(text.contains(line), "missing {line:?} in:\n{text}");
     }

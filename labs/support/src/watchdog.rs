@@ -6,7 +6,11 @@
 //!   not a timing check: it only has to be longer than any correct run on a busy machine.
 //! - [`PollBudget`] fails deterministically once a future has been polled more times than
 //!   any correct answer needs: the cure for a future that keeps waking itself, which
-//!   stops tokio's paused clock so that `tokio::time::timeout` never fires.
+//!   stops tokio's paused clock so that `tokio::time::timeout` never fires. A tight
+//!   budget also catches a future that is woken by a clock tick (a short sleep or an
+//!   interval in a loop) instead of by the work it waits for.
+//! - [`checked`] puts both [`MustWake`](crate::MustWake) and a [`PollBudget`] around a call
+//!   into the learner's code.
 
 use std::panic;
 use std::pin::Pin;
@@ -63,7 +67,9 @@ where
         PAUSED_LIMIT,
         "virtual time stopped moving. A future that wakes itself again and again (busy \
          polling) keeps tokio's paused clock from advancing, so no timer or timeout can \
-         fire. Return Pending only after arranging a wake-up that comes from real progress.",
+         fire. Return Pending only after arranging a wake-up that comes from real progress. \
+         Or the test's only thread is blocked: a std Mutex locked by a second future while \
+         the first holds its guard across an .await never returns on one thread.",
         move || {
             tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -134,12 +140,39 @@ impl<F: Future + Unpin> Future for PollBudget<F> {
         if self.polls > self.max {
             panic!(
                 "{} was polled {} times, more than any correct answer needs ({}): \
-                 something wakes it again and again without progress (busy polling)",
+                 something wakes it again and again without progress. Either busy polling \
+                 (a wake-up of its own before every Pending), or a clock tick (a short sleep \
+                 or an interval in a loop) standing in for the wake-ups of the work it waits \
+                 for, typically because that work is polled with a waker of its own (a \
+                 no-op waker) instead of the task's",
                 self.what, self.polls, self.max
             );
         }
         let polls = self.polls;
         Pin::new(&mut self.inner).poll(cx).map(|out| (out, polls))
+    }
+}
+
+/// Awaits `fut`, a call into the learner's code, under two checks, and returns its
+/// output and how many times it was polled:
+///
+/// - [`MustWake`](crate::MustWake): a `Pending` that arranged no wake-up (work polled with
+///   a no-op waker, say) fails at once, instead of hanging the test;
+/// - a [`PollBudget`] of `max_polls`: a future woken again and again without progress
+///   (busy polling, or a clock tick) fails once it is polled more often than a right
+///   answer needs. A right answer is polled once, then once per wake-up of the work it
+///   waits for (timers firing, messages arriving), plus tokio's cooperative yields (one
+///   per 128 timers or so polled at once): set `max_polls` from those, with room to spare.
+pub async fn checked<F: Future>(
+    max_polls: usize,
+    what: &'static str,
+    fut: F,
+) -> (F::Output, usize) {
+    let (result, polls) =
+        PollBudget::new(max_polls, what, crate::MustWake::new(Box::pin(fut))).await;
+    match result {
+        Ok((output, _)) => (output, polls),
+        Err(why) => panic!("{what}: {why}"),
     }
 }
 
@@ -207,6 +240,42 @@ mod tests {
             Poll::<()>::Pending
         });
         block_on(PollBudget::new(100, "the spinner", Box::pin(spin)));
+    }
+
+    #[test]
+    fn checked_counts_the_polls_of_a_right_answer() {
+        let (slept, polls) = paused(|| async {
+            checked(5, "a sleep", tokio::time::sleep(Duration::from_millis(100))).await
+        });
+        assert_eq!((slept, polls), ((), 2));
+    }
+
+    #[test]
+    #[should_panic(expected = "clock tick")]
+    fn checked_catches_a_clock_tick() {
+        paused(|| async {
+            let mut inner = Box::pin(tokio::time::sleep(Duration::from_millis(100)));
+            let ticking = async move {
+                let mut noop = Context::from_waker(std::task::Waker::noop());
+                while inner.as_mut().poll(&mut noop).is_pending() {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            };
+            checked(10, "a ticking wait", ticking).await
+        });
+    }
+
+    #[test]
+    #[should_panic(expected = "without waking")]
+    fn checked_catches_a_pending_nobody_wakes() {
+        paused(|| async {
+            let mut inner = Box::pin(tokio::time::sleep(Duration::from_millis(100)));
+            let deaf = std::future::poll_fn(move |_| {
+                let mut noop = Context::from_waker(std::task::Waker::noop());
+                inner.as_mut().poll(&mut noop)
+            });
+            checked(10, "a deaf wait", deaf).await
+        });
     }
 
     fn block_on<F: Future>(f: F) -> F::Output {

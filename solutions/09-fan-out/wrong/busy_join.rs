@@ -2,7 +2,7 @@
 //! that nothing is missed". The requests' timers never get a chance: a task that
 //! wakes itself keeps tokio's paused clock still, so without a poll budget the tests
 //! would hang forever.
-//! expect-fail: requests_run_concurrently, a_thousand_requests_are_all_in_flight_at_once, profiles_come_back_in_request_order, every_id_is_asked_once, an_error_comes_back_to_the_caller, an_error_stops_the_other_requests
+//! expect-fail: requests_run_concurrently, thousands_of_requests_are_all_in_flight_at_once, profiles_come_back_in_request_order, every_id_is_asked_once, an_error_comes_back_to_the_caller, an_error_stops_the_other_requests
 //! replaces: fan_out
 
 use std::pin::Pin;

@@ -1,7 +1,7 @@
 //! Wrong: "not too many at once", with `buffer_unordered(16)`, and the index puts the
-//! profiles back in order. Ten requests never notice the cap; a thousand take 63
+//! profiles back in order. Ten requests never notice the cap; 2500 take 157
 //! rounds. A limit is a decision for the caller, not a hidden constant.
-//! expect-fail: a_thousand_requests_are_all_in_flight_at_once
+//! expect-fail: thousands_of_requests_are_all_in_flight_at_once
 //! replaces: fan_out
 
 use futures::{StreamExt, TryStreamExt};

@@ -1,6 +1,6 @@
 //! Wrong: awaits one request after the other. It compiles and returns the right
 //! profiles, but ten requests take ten times as long.
-//! expect-fail: requests_run_concurrently, a_thousand_requests_are_all_in_flight_at_once, an_error_stops_the_other_requests
+//! expect-fail: requests_run_concurrently, thousands_of_requests_are_all_in_flight_at_once, an_error_stops_the_other_requests
 //! replaces: fan_out
 
 pub async fn fan_out<B: Backend>(backend: &B, ids: &[u32]) -> Result<Vec<Profile>, FetchError> {

@@ -1,6 +1,6 @@
 //! Wrong: takes the profiles as they finish, then sorts them by id to "restore the
 //! order". That is the order asked only when the ids were asked in ascending order.
-//! expect-fail: profiles_come_back_in_request_order, a_thousand_requests_are_all_in_flight_at_once
+//! expect-fail: profiles_come_back_in_request_order, thousands_of_requests_are_all_in_flight_at_once
 //! replaces: fan_out
 
 use futures::TryStreamExt;

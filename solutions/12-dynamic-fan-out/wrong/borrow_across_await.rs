@@ -1,7 +1,7 @@
 //! Wrong: each job takes the `RefCell`'s borrow first and keeps it while it waits for
 //! its page. The second job that runs at the same time asks for the same borrow and
 //! panics ("RefCell already borrowed"): a `RefCell` borrow must not cross an `.await`.
-//! expect-fail: pages_are_fetched_concurrently, three_hundred_links_are_followed_at_once, a_link_is_followed_as_soon_as_it_is_found, every_page_is_fetched_once, pages_come_back_in_the_order_they_arrive, an_error_comes_back_at_once_and_stops_the_rest, an_error_anywhere_comes_back
+//! expect-fail: pages_are_fetched_concurrently, thousands_of_links_are_followed_at_once, a_link_is_followed_as_soon_as_it_is_found, every_page_is_fetched_once, pages_come_back_in_the_order_they_arrive, an_error_comes_back_at_once_and_stops_the_rest, an_error_anywhere_comes_back
 //! replaces: crawl
 
 pub async fn crawl<S: Site>(site: &S, start: u32) -> Result<Vec<Page>, FetchError> {

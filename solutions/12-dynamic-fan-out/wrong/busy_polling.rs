@@ -2,7 +2,7 @@
 //! again, round after round. No request's waker is ever used: the task is always ready
 //! to run, so tokio's paused clock never moves and no request ever finishes. Without
 //! the tests' poll budget it would hang them; with it, each fails and says "busy polling".
-//! expect-fail: pages_are_fetched_concurrently, three_hundred_links_are_followed_at_once, a_link_is_followed_as_soon_as_it_is_found, every_page_is_fetched_once, pages_come_back_in_the_order_they_arrive, a_single_page_is_a_crawl_too, an_error_comes_back_at_once_and_stops_the_rest, an_error_anywhere_comes_back
+//! expect-fail: pages_are_fetched_concurrently, thousands_of_links_are_followed_at_once, a_link_is_followed_as_soon_as_it_is_found, every_page_is_fetched_once, pages_come_back_in_the_order_they_arrive, a_single_page_is_a_crawl_too, an_error_comes_back_at_once_and_stops_the_rest, an_error_anywhere_comes_back
 //! replaces: crawl
 
 use futures::FutureExt;

@@ -1,6 +1,6 @@
 //! Wrong: "be polite to the site": at most 8 requests at a time, the rest wait in a
-//! queue. The small crawls never reach 8; three hundred links do.
-//! expect-fail: three_hundred_links_are_followed_at_once
+//! queue. The small crawls never reach 8; 2500 links do.
+//! expect-fail: thousands_of_links_are_followed_at_once
 //! replaces: crawl
 
 use std::collections::VecDeque;

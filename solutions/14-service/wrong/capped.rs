@@ -1,6 +1,6 @@
 //! Wrong: at most ten requests at a time (`buffer_unordered(10)`), put back in order by
-//! index. Every test with ten requests or fewer passes; a hundred take ten rounds.
-//! expect-fail: a_hundred_requests_run_at_once
+//! index. Every test with ten requests or fewer passes; 2500 take 250 rounds.
+//! expect-fail: thousands_of_requests_run_at_once
 //! replaces: serve
 
 use futures::{StreamExt, TryStreamExt};

@@ -1,6 +1,6 @@
 //! Wrong: every request runs, but a failed one is quietly left out of the answer,
 //! like the starter's `eprintln!` without the print. The caller never learns of it.
-//! expect-fail: an_error_from_the_db_stops_everything, an_error_from_service_a_stops_everything, an_error_from_service_b_stops_everything, an_error_from_the_audit_stops_everything
+//! expect-fail: an_audit_error_comes_back_while_other_requests_run, an_error_from_service_a_stops_everything, an_error_from_service_b_stops_everything, an_error_from_the_audit_stops_everything, an_error_from_the_db_stops_everything
 //! replaces: serve
 
 pub async fn serve<C: Client>(

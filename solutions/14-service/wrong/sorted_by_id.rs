@@ -1,6 +1,6 @@
 //! Wrong: collects the responses as they finish, then sorts them by id. That is the
 //! order asked only when the ids were asked in ascending order.
-//! expect-fail: a_hundred_requests_run_at_once, responses_come_back_in_the_order_asked
+//! expect-fail: thousands_of_requests_run_at_once, responses_come_back_in_the_order_asked
 //! replaces: serve
 
 use futures::TryStreamExt;

@@ -2,7 +2,7 @@
 //! in a `match` scrutinee lives until the end of the whole `match`, so the `Ref` that
 //! `cache.borrow()` returns is alive in the `None` arm while the backend is awaited.
 //! (Edition 2024 drops an `if let` scrutinee's temporaries before `else`, not a `match`'s.)
-//! expect-fail: a_miss_loads_then_a_hit_comes_from_the_cache, requests_are_served_concurrently, an_answer_does_not_wait_for_later_requests, no_borrow_of_the_cache_is_held_across_an_await, serve_returns_only_when_every_request_is_answered, dropping_serve_stops_its_requests
+//! expect-fail: a_miss_loads_then_a_hit_comes_from_the_cache, an_answer_does_not_wait_for_later_requests, dropping_serve_stops_its_requests, every_request_is_a_task_of_its_own, no_borrow_of_the_cache_is_held_across_an_await, requests_are_served_concurrently, serve_returns_only_when_every_request_is_answered
 //! replaces: lookup
 
 async fn lookup<B: Backend>(backend: &B, cache: &RefCell<Cache>, key: u32) -> String {

@@ -1,7 +1,7 @@
 //! Wrong: the thief copies the oldest step (`front().copied()`) instead of taking it out
 //! of the victim's queue, so the same step would run twice, on two cores.
 //! The simulator refuses such a pick with a panic that says so.
-//! expect-fail: an_idle_core_steals_the_oldest_waiting_step, an_idle_core_takes_over_a_waiting_task, same_seed_same_result, skewed_work_gives_stealing_a_lower_p99, stealing_never_leaves_a_core_idle_while_a_step_waits
+//! expect-fail: an_idle_core_steals_the_oldest_waiting_step, an_idle_core_takes_over_a_waiting_task, same_seed_same_result, skewed_work_gives_stealing_a_lower_p99, stealing_never_leaves_a_core_idle_while_a_step_waits, the_oldest_step_wins_not_the_longest_queue
 //! replaces: solution
 impl Policy {
     pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {

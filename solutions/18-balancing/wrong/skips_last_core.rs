@@ -1,6 +1,6 @@
 //! Wrong: an off-by-one in the loop over victims, `0..queues.len() - 1`, so nobody ever
 //! steals from the last core: its backlog waits while other cores sit idle.
-//! expect-fail: a_thief_looks_at_every_other_core, an_idle_core_steals_the_oldest_waiting_step, skewed_work_gives_stealing_a_lower_p99, stealing_never_leaves_a_core_idle_while_a_step_waits
+//! expect-fail: a_thief_looks_at_every_other_core, an_idle_core_steals_the_oldest_waiting_step, skewed_work_gives_stealing_a_lower_p99, stealing_never_leaves_a_core_idle_while_a_step_waits, the_oldest_step_wins_not_the_longest_queue
 //! replaces: solution
 impl Policy {
     pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {

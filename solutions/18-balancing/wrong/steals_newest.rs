@@ -1,7 +1,7 @@
 //! Wrong: the thief finds the queue whose front has waited longest, then takes that
 //! queue's newest step, from the back. Stealing from the wrong end: the step that has
 //! waited longest keeps waiting, and a step that just became ready jumps ahead of it.
-//! expect-fail: an_idle_core_steals_the_oldest_waiting_step
+//! expect-fail: an_idle_core_steals_the_oldest_waiting_step, the_oldest_step_wins_not_the_longest_queue
 //! replaces: solution
 impl Policy {
     pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {

@@ -2,7 +2,7 @@
 //! defensible design for a `&mut self` method, where the borrow checker already rules
 //! overlap out; for a `&self` method, two calls in a `join` are ordinary code, and this
 //! lab's recycler serves the second one with a block of its own instead.
-//! expect-fail: nothing_leaks, overlapping_calls_each_get_their_own_block
+//! expect-fail: a_zero_sized_future_works, nothing_leaks, overlapping_calls_each_get_their_own_block, the_home_block_is_busy_exactly_while_its_future_lives
 //! replaces: recycler
 
 #[derive(Default)]

@@ -2,7 +2,7 @@
 //! writes its future there, even over a future that is still running: two overlapping
 //! calls then share one future's state, and the first call's future is lost without a
 //! drop.
-//! expect-fail: overlapping_calls_each_get_their_own_block
+//! expect-fail: overlapping_calls_each_get_their_own_block, the_home_block_is_busy_exactly_while_its_future_lives
 //! replaces: recycler
 
 #[derive(Default)]

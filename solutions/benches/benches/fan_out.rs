@@ -1,6 +1,6 @@
 //! Chapter 15's benchmark: a fan-out of `JOBS` small jobs (see `small_job` in src/lib.rs),
-//! six ways: `tokio::spawn` with an `Arc` on a multi-thread and on a current-thread
-//! runtime, `join_all`, `FuturesUnordered`, moro-local's `async_scope!`, and the scope of
+//! seven ways: `tokio::spawn` with an `Arc` on a multi-thread runtime (from `block_on`, and
+//! from inside a task on a worker) and on a current-thread runtime, `join_all`, `FuturesUnordered`, moro-local's `async_scope!`, and the scope of
 //! lab 13. Every runtime is built before the timed region, which only calls `block_on`.
 //! Run it with `scripts/bench fan-out`, which also writes the data the page charts.
 //!
@@ -140,12 +140,18 @@ fn variants() -> Vec<(&'static str, FanOut)> {
     let data: &'static [u64] = input().leak();
     let shared = std::sync::Arc::new(input());
     let (multi, current) = (multi_thread(), current_thread());
+    let in_task = multi_thread();
+    let shared_in_task = std::sync::Arc::clone(&shared);
     let spawn_current = current_thread();
     let shared_current = std::sync::Arc::clone(&shared);
     vec![
         (
             "spawn_multi_thread",
             Box::new(move || multi.block_on(job::spawn_arc(&shared))),
+        ),
+        (
+            "spawn_in_task",
+            Box::new(move || in_task.block_on(job::spawn_arc_in_task(&shared_in_task))),
         ),
         (
             "spawn_current_thread",
@@ -217,6 +223,17 @@ fn spawn_multi_thread(bencher: Bencher) {
     let rt = multi_thread();
     let data = std::sync::Arc::new(input());
     bencher.bench_local(|| rt.block_on(job::spawn_arc(&data)));
+}
+
+#[divan::bench]
+#[expect(
+    clippy::disallowed_types,
+    reason = "the Arc/spawn baseline this benchmark measures"
+)]
+fn spawn_in_task(bencher: Bencher) {
+    let rt = multi_thread();
+    let data = std::sync::Arc::new(input());
+    bencher.bench_local(|| rt.block_on(job::spawn_arc_in_task(&data)));
 }
 
 #[divan::bench]

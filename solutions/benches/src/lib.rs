@@ -6,7 +6,8 @@
 //!   count-down answers `Pending` `steps` times before it is ready, so the job is polled
 //!   many times and cannot be folded into a constant.
 //! - Chapter 15's fan-out benchmark (`benches/fan_out.rs`): many small jobs over borrowed
-//!   data, run with `tokio::spawn` and an `Arc`, with `join_all`, with `FuturesUnordered`
+//!   data, run with `tokio::spawn` and an `Arc` (from `block_on` and from inside a task),
+//!   with `join_all`, with `FuturesUnordered`
 //!   and with moro-local's scope (the functions after `drive` below).
 //! - Chapter 23's dyn-futures benchmark lives with its bench targets
 //!   (`benches/common/dyn_futures.rs`, shared by `benches/dyn_futures.rs` and
@@ -227,6 +228,24 @@ pub async fn spawn_arc(data: &std::sync::Arc<Vec<u64>>) -> u64 {
 }
 // ANCHOR_END: spawn_arc
 
+// ANCHOR: spawn_in_task
+/// (2) The same fan-out, started from inside a task. `block_on`'s thread is not one of the
+/// runtime's workers, so every `tokio::spawn` it makes goes through the runtime's shared
+/// queue for tasks from outside; spawned from a task, they go to that worker's own queue,
+/// and the other worker steals from it.
+#[expect(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "the Arc/spawn baseline this benchmark measures"
+)]
+pub async fn spawn_arc_in_task(data: &std::sync::Arc<Vec<u64>>) -> u64 {
+    let data = std::sync::Arc::clone(data);
+    tokio::spawn(async move { spawn_arc(&data).await })
+        .await
+        .expect("the fan-out panicked")
+}
+// ANCHOR_END: spawn_in_task
+
 // ANCHOR: join_all
 /// (3) Every job borrows the input; `join_all` polls them all inside this one future.
 pub async fn join_all_borrowed(data: &[u64]) -> u64 {
@@ -343,6 +362,7 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(multi.block_on(spawn_arc(&shared)), expected);
+        assert_eq!(multi.block_on(spawn_arc_in_task(&shared)), expected);
         assert_eq!(current.block_on(spawn_arc(&shared)), expected);
         assert_eq!(current.block_on(join_all_borrowed(&data)), expected);
         assert_eq!(

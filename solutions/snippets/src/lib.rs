@@ -2,4 +2,6 @@
 //! the chapter itself (see build.rs). Run by scripts/test.
 #![allow(rustdoc::all)]
 
+pub mod quiz;
+
 include!(concat!(env!("OUT_DIR"), "/chapters.rs"));

@@ -1,0 +1,25 @@
+//! Wrong: the thief looks at its four nearest cores only, "cheaper, and kinder to the
+//! caches". With five cores or fewer that is every other core, so every test that used
+//! at most five passed; with twelve, a step waiting on the far side of the machine is
+//! never found while the thief sits idle.
+//! expect-fail: a_thief_looks_at_every_other_core
+//! replaces: solution
+
+impl Policy {
+    pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {
+        if let Some(step) = queues[core].pop_front() {
+            return Some(step);
+        }
+        match self {
+            Policy::PerConnection => None,
+            Policy::WorkStealing => {
+                let n = queues.len();
+                let (_, victim) = (1..n.min(5))
+                    .map(|distance| (core + distance) % n)
+                    .filter_map(|other| Some((queues[other].front()?.seq, other)))
+                    .min()?;
+                queues[victim].pop_front()
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+//! Wrong: the thread keeps a handle of its own while the app runs on a clone. That handle
+//! holds a sender to every shard's queue, so no queue ever closes, no loop ever ends, and
+//! `run` never returns: every test that runs the store hangs until its watchdog.
+//! expect-fail: a_call_for_a_key_this_shard_owns_is_served_on_the_spot, a_full_queue_refuses_calls_at_once, a_shard_that_panics_fails_its_callers_and_run_says_so, each_key_sees_one_order_under_concurrent_clients, every_key_is_served_by_its_owner_and_seen_by_every_shard, len_counts_every_shard_while_writes_go_on, run_drains_every_queue_and_joins_every_thread
+//! replaces: thread
+
+/// One shard's thread: its runtime, its slice, its loop and its copy of the app.
+fn on_thread<S: Slice, F: Future>(
+    shard: usize,
+    inbox: Inbox,
+    queues: Vec<Queue>,
+    make: &impl Fn(usize) -> S,
+    app: &impl Fn(Store<S>) -> F,
+) -> F::Output {
+    let runtime = Builder::new_current_thread()
+        .enable_all()
+        .build_local(LocalOptions::default())
+        .expect("build the shard's runtime");
+    let slice = Rc::new(RefCell::new(make(shard)));
+    let store = Store {
+        shard,
+        slice: Rc::clone(&slice),
+        queues: queues.into(),
+    };
+    runtime.block_on(async {
+        let ((), output) = tokio::join!(serve(inbox, &slice), app(store.clone()));
+        output
+    })
+}

@@ -1,0 +1,39 @@
+//! Wrong: every shard is a task on the caller's thread, not a thread of its own. It keeps
+//! the messages and the queues, but one core does all the work, and one slice that blocks
+//! its thread (the tests' stalled shard) blocks every shard with it.
+//! expect-fail: a_full_queue_refuses_calls_at_once, a_shard_that_panics_fails_its_callers_and_run_says_so, every_key_is_served_by_its_owner_and_seen_by_every_shard
+//! replaces: run
+
+/// Runs the store: every shard a task on one local runtime.
+pub fn run<S, M, A, F>(config: &Config, make: M, app: A) -> Result<Vec<F::Output>, StoreError>
+where
+    S: Slice,
+    M: Fn(usize) -> S + Sync,
+    A: Fn(Store<S>) -> F + Sync,
+    F: Future,
+    F::Output: Send,
+{
+    let (senders, inboxes): (Vec<_>, Vec<_>) = (0..config.shards)
+        .map(|_| queue(config.queue))
+        .unzip();
+    let runtime = Builder::new_current_thread()
+        .enable_all()
+        .build_local(LocalOptions::default())
+        .expect("build the runtime");
+    let (make, app) = (&make, &app);
+    let shards = inboxes.into_iter().enumerate().map(|(shard, inbox)| {
+        let slice = Rc::new(RefCell::new(make(shard)));
+        let store = Store {
+            shard,
+            slice: Rc::clone(&slice),
+            queues: senders.clone().into(),
+        };
+        async move {
+            let ((), output) = tokio::join!(serve(inbox, &slice), app(store));
+            output
+        }
+    });
+    let shards: Vec<_> = shards.collect();
+    drop(senders);
+    Ok(runtime.block_on(futures::future::join_all(shards)))
+}
