@@ -8,7 +8,8 @@
 
 mod common;
 
-use std::io::Read;
+use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::time::Duration;
 
 use common::{Client, Probe, config, serve, watched};
@@ -274,5 +275,177 @@ fn bad_clients_do_not_stop_good_ones() {
             assert_eq!(garbage.read_reply().unwrap().status, 400);
             // The bad clients leave; the server lets go of them and stops cleanly.
         });
+    });
+}
+
+/// Slowloris: a client that sends its head a byte at a time, each byte long before
+/// `header_timeout` is up, is closed all the same: the timeout bounds the whole head, not
+/// the gap between two reads.
+#[test]
+fn a_head_trickled_byte_by_byte_is_closed() {
+    watched(|| {
+        let probe = Probe::default();
+        let config = Config {
+            header_timeout: SHORT,
+            ..config(1)
+        };
+        serve(config, &probe, |addr, _| {
+            let mut slow = Client::connect(addr);
+            let mut trickle = slow.stream().try_clone().unwrap();
+            let stop = AtomicBool::new(false);
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    // A head that never ends: a byte every 10 ms, 2,000 bytes at most.
+                    let head = b"GET / HTTP/1.1\r\nhost: t\r\nx-slow: ";
+                    let bytes = head.iter().chain(std::iter::repeat(&b'a')).take(2000);
+                    for byte in bytes {
+                        if stop.load(SeqCst) || trickle.write_all(&[*byte]).is_err() {
+                            break;
+                        }
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                });
+                let closed = slow.wait_closed();
+                stop.store(true, SeqCst);
+                let sent = closed.expect(
+                    "a head that arrives a byte at a time, never finished, must be closed \
+                     (header_timeout bounds the whole head, not each read)",
+                );
+                assert!(sent.is_empty(), "no reply expected, got {sent:?}");
+            });
+        });
+    });
+}
+
+/// A connection that goes quiet after a request, and one that never sends a byte, are
+/// closed after `header_timeout`: idle sockets are not kept forever.
+#[test]
+fn idle_connections_are_closed() {
+    watched(|| {
+        let probe = Probe::default();
+        // Longer than SHORT: the first request below must not run into it on a busy machine.
+        let config = Config {
+            header_timeout: Duration::from_secs(2),
+            ..config(1)
+        };
+        serve(config, &probe, |addr, _| {
+            let mut idle = Client::connect(addr);
+            assert_eq!(idle.get("/").status, 200);
+            let mut silent = Client::connect(addr);
+            for (what, client) in [("after a request", &mut idle), ("silent", &mut silent)] {
+                let sent = client.wait_closed().unwrap_or_else(|e| {
+                    panic!("an idle connection ({what}) must be closed after header_timeout ({e})")
+                });
+                assert!(sent.is_empty(), "{what}: no reply expected, got {sent:?}");
+            }
+        });
+    });
+}
+
+/// Garbage in the middle of pipelined requests: the requests before it are answered, in
+/// order, then 400 and a close; nothing after the garbage is answered.
+#[test]
+fn pipelined_garbage_gets_400_after_the_good_requests() {
+    watched(|| {
+        let probe = Probe::default();
+        serve(config(1), &probe, |addr, _| {
+            let good = "GET /hits HTTP/1.1\r\nhost: t\r\n\r\n";
+            let mut client = Client::connect(addr);
+            client
+                .send(format!("{good}{good}{good}NOT HTTP AT ALL\r\n\r\n{good}").as_bytes())
+                .unwrap();
+            for hit in 1..=3 {
+                let reply = client.read_reply().expect("a reply to each good request");
+                assert_eq!((reply.status, reply.text()), (200, hit.to_string()));
+            }
+            assert_eq!(client.read_reply().unwrap().status, 400);
+            let rest = client.wait_closed().expect("closed after 400");
+            assert!(rest.is_empty(), "nothing after the 400, got {rest:?}");
+            assert_eq!(Client::connect(addr).get("/hits").text(), "4");
+        });
+    });
+}
+
+/// Clients that leave halfway: in their head, in their body, and while their handler
+/// runs. The server lets go of each (the handler of the last one is dropped: nobody is
+/// waiting for its answer), keeps serving, and stops cleanly.
+#[test]
+fn clients_that_leave_halfway_are_let_go() {
+    watched(|| {
+        let probe = Probe::default();
+        serve(config(1), &probe, |addr, _| {
+            let mut mid_head = Client::connect(addr);
+            mid_head
+                .send(b"GET / HTTP/1.1\r\nhost: t\r\nx-half")
+                .unwrap();
+            let mut mid_body = Client::connect(addr);
+            mid_body
+                .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
+                .unwrap();
+            assert_eq!(probe.started(), (0, "/upload"));
+            let mut waiting = Client::connect(addr);
+            waiting
+                .send(b"GET /wait HTTP/1.1\r\nhost: t\r\n\r\n")
+                .unwrap();
+            assert_eq!(probe.started(), (0, "/wait"));
+            drop((mid_head, mid_body, waiting));
+            assert!(
+                probe.live_down_to(0),
+                "a client left while its handler ran: the handler should be dropped, not \
+                 kept running for nobody"
+            );
+            assert_eq!(Client::connect(addr).get("/").status, 200);
+        });
+    });
+}
+
+/// Shutdown with bad clients still connected: one in its head, one in its body, one that
+/// never reads, one idle after a request, one that never sent a byte, and one over the
+/// limit. Each is bounded by a timeout, so `run` returns without waiting for them to
+/// leave; the one in its body gets 408 (or a plain close).
+#[test]
+fn shutdown_does_not_wait_for_bad_clients() {
+    watched(|| {
+        let probe = Probe::default();
+        let config = Config {
+            max_connections: 5,
+            header_timeout: Duration::from_secs(2),
+            body_timeout: SHORT,
+            write_timeout: SHORT,
+            ..config(1)
+        };
+        let mut kept = Vec::new();
+        serve(config, &probe, |addr, stop| {
+            let mut idle = Client::connect(addr);
+            assert_eq!(idle.get("/").status, 200);
+            let mut mid_head = Client::connect(addr);
+            mid_head
+                .send(b"GET / HTTP/1.1\r\nhost: t\r\nx-half")
+                .unwrap();
+            let mut mid_body = Client::connect(addr);
+            mid_body
+                .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
+                .unwrap();
+            assert_eq!(probe.started(), (0, "/upload"));
+            let mut sleeper = Client::connect(addr);
+            sleeper
+                .send(b"GET /big HTTP/1.1\r\nhost: t\r\n\r\n")
+                .unwrap();
+            sleeper.stream().read_exact(&mut [0]).unwrap();
+            let silent = Client::connect(addr);
+            let over = Client::connect(addr); // the sixth: over the limit of 5
+            stop.now();
+            let sent = mid_body.wait_closed().expect(
+                "a client stuck in its body at shutdown is closed (body_timeout), not waited for",
+            );
+            assert!(
+                sent.is_empty() || sent.starts_with(b"HTTP/1.1 408"),
+                "408 or a plain close, got {:?}",
+                String::from_utf8_lossy(&sent)
+            );
+            // Leaving this closure waits for Server::run to return, the others still open.
+            kept.extend([idle, mid_head, sleeper, silent, over]);
+        });
+        drop(kept);
     });
 }

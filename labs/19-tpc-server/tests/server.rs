@@ -270,3 +270,188 @@ fn a_full_worker_answers_503() {
         );
     });
 }
+
+/// `run` returns the stats in worker order: `stats[i]` is what worker `i` counted. Each
+/// worker counts something different, and worker 0 ends last: its request is in flight
+/// when the server stops, and is let go only once the other workers have ended.
+#[test]
+fn stats_come_back_in_worker_order() {
+    watched(|| {
+        let probe = Probe::default();
+        let stats = serve(config(3), &probe, |addr, stop| {
+            let mut slow = Client::connect(addr); // worker 0
+            slow.send(b"GET /wait HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+            assert_eq!(probe.started(), (0, "/wait"));
+            let mut idle: Vec<Client> = (1..3).map(|_| Client::connect(addr)).collect();
+            for (i, client) in idle.iter_mut().enumerate() {
+                for _ in 0..=(i + 1) {
+                    assert_eq!(client.get("/").text(), format!("worker {}", i + 1));
+                }
+            }
+            stop.now();
+            for client in &mut idle {
+                client
+                    .wait_closed()
+                    .expect("idle connections close at shutdown");
+            }
+            // Workers 1 and 2 end now (their handlers go with them); worker 0 after this.
+            let _ = probe.handlers_down_to(1);
+            probe.release(1);
+            assert_eq!(slow.read_reply().unwrap().text(), "released");
+        });
+        let counted = |requests| WorkerStats {
+            connections: 1,
+            requests,
+            rejected: 0,
+        };
+        assert_eq!(
+            stats,
+            vec![counted(1), counted(2), counted(3)],
+            "Server::run returns stats[i] = worker i's stats, in worker order, not in the order \
+             the workers ended (worker 0 ended last here)"
+        );
+    });
+}
+
+/// The limit counts each worker's own connections: with `max_connections: 1` and two
+/// workers, one connection on each is served, and the next one on either gets 503.
+#[test]
+fn the_limit_is_per_worker() {
+    watched(|| {
+        let probe = Probe::default();
+        let limited = tpc_server::Config {
+            max_connections: 1,
+            ..config(2)
+        };
+        let stats = serve(limited, &probe, |addr, _| {
+            let mut first = Client::connect(addr); // worker 0
+            assert_eq!(first.get("/").text(), "worker 0");
+            let mut second = Client::connect(addr); // worker 1
+            let reply = second.get("/");
+            assert_eq!(
+                (reply.status, reply.text()),
+                (200, "worker 1".to_owned()),
+                "worker 1 has no connection open, so it serves this one. Is the limit counted \
+                 over every worker (in a static or an atomic) instead of per worker?"
+            );
+            for worker in 0..2 {
+                let mut over = Client::connect(addr); // worker 0, then worker 1
+                over.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+                let reply = over.read_reply().unwrap_or_else(|e| {
+                    panic!("worker {worker} is full: the next connection gets a 503 ({e})")
+                });
+                assert_eq!(reply.status, 503, "worker {worker} is full");
+                over.wait_closed().expect("closed after 503");
+            }
+        });
+        let each = WorkerStats {
+            connections: 2,
+            requests: 1,
+            rejected: 1,
+        };
+        assert_eq!(stats, vec![each; 2], "what each worker counted");
+    });
+}
+
+/// A full worker answers every connection over the limit with `Busy`'s 503 (a bare close
+/// tells the client nothing), even after a rejected one has gone, and even while a client
+/// over the limit says nothing at all. The handler answers none of them, so they are not
+/// counted in `requests`.
+#[test]
+fn a_full_worker_keeps_answering_503() {
+    watched(|| {
+        let probe = Probe::default();
+        let limited = tpc_server::Config {
+            max_connections: 2,
+            ..config(1)
+        };
+        let stats = serve(limited, &probe, |addr, _| {
+            let mut open: Vec<Client> = (0..2).map(|_| Client::connect(addr)).collect();
+            for client in &mut open {
+                assert_eq!(client.get("/").status, 200);
+            }
+            let _silent = Client::connect(addr); // over the limit, and it never sends a byte
+            for attempt in 1..=3 {
+                let mut over = Client::connect(addr);
+                over.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+                let reply = over.read_reply().unwrap_or_else(|e| {
+                    panic!(
+                        "connection {attempt} over the limit sent its request and got no \
+                         answer ({e}). It should get Busy's 503: was it dropped without a \
+                         reply, or is the worker waiting on the silent client over the limit \
+                         instead of serving it in its scope?"
+                    )
+                });
+                assert_eq!(
+                    reply.status, 503,
+                    "connection {attempt} over the limit, with both allowed connections still \
+                     open. Does a rejected connection give back a place it never took?"
+                );
+                over.wait_closed().expect("closed after 503");
+            }
+            for client in &mut open {
+                assert_eq!(client.get("/").status, 200, "open connections are served");
+            }
+        });
+        assert_eq!(
+            stats,
+            vec![WorkerStats {
+                connections: 6,
+                requests: 4,
+                rejected: 4,
+            }],
+            "2 connections served (4 requests), 4 rejected. `requests` counts what the \
+             handler answered: Busy's replies are not requests"
+        );
+    });
+}
+
+/// Two servers in one process at the same time count apart: a worker's counters and its
+/// open connections are its own, not in a `static` that every server shares.
+#[test]
+fn two_servers_count_apart() {
+    watched(|| {
+        let (probe_a, probe_b) = (Probe::default(), Probe::default());
+        let (meet_a, meet_b) = common::Meeting::pair();
+        let limited = tpc_server::Config {
+            max_connections: 1,
+            ..config(1)
+        };
+        let (a, b) = std::thread::scope(|s| {
+            let probe_a = &probe_a;
+            let a = s.spawn(move || {
+                serve(limited, probe_a, |addr, _| {
+                    let mut client = Client::connect(addr);
+                    assert_eq!(client.get("/").status, 200);
+                    meet_a.meet("server A's connection is open");
+                    assert_eq!(client.get("/").status, 200);
+                    meet_a.meet("both servers are done");
+                })
+            });
+            let b = serve(limited, &probe_b, |addr, _| {
+                meet_b.meet("server A's connection is open");
+                let mut client = Client::connect(addr);
+                for _ in 0..3 {
+                    let reply = client.get("/");
+                    assert_eq!(
+                        reply.status, 200,
+                        "server B has one connection open, and its limit is 1: it serves it. \
+                         Does it count server A's connections too (a static)?"
+                    );
+                }
+                meet_b.meet("both servers are done");
+            });
+            (a.join().expect("server A's test panicked"), b)
+        });
+        let counted = |requests| {
+            vec![WorkerStats {
+                connections: 1,
+                requests,
+                rejected: 0,
+            }]
+        };
+        let why = "each server counts only its own: are the counters in a static?";
+        assert_eq!(a, counted(2), "server A: {why}");
+        assert_eq!(b, counted(3), "server B: {why}");
+    });
+}

@@ -14,6 +14,8 @@
 //!   by wall clock (a thread, with a paused current-thread or local runtime) or by a
 //!   poll budget (deterministic); `checked` wraps a call into the learner's code in a
 //!   poll budget and a must-wake check at once;
+//! - [`tripwire`]: a wall-clock watchdog the test can also trip early, from any thread,
+//!   with a message (for a harness stuck where it cannot panic, such as a thread scope);
 //! - [`http`]: a blocking HTTP/1.1 client for servers on 127.0.0.1, with time limits on
 //!   every read and write, that sends good requests and bad bytes alike.
 //!
@@ -30,6 +32,7 @@ pub mod gauge;
 pub mod http;
 pub mod os_thread;
 pub mod poll;
+pub mod tripwire;
 pub mod waker;
 pub mod watchdog;
 
@@ -37,5 +40,6 @@ pub use gate::Gate;
 pub use gauge::Gauge;
 pub use os_thread::OsThread;
 pub use poll::{poll_once, poll_to_end, yield_once};
+pub use tripwire::{Tripwire, within_tripwire};
 pub use waker::{CountingWaker, MustWake, TestTask, counting_waker};
 pub use watchdog::{PollBudget, checked, paused, paused_local, within};

@@ -1,6 +1,7 @@
 //! Wrong: round-robin that never moves on. Every connection goes to worker 0; the other
 //! workers idle, and nothing else looks wrong.
 //! expect-fail: connections_are_dealt_round_robin, each_worker_drives_its_own_connections, handler_state_stays_on_its_worker, uploads_in_flight_finish_after_the_acceptor_stops
+//! may-also-fail: stats_come_back_in_worker_order, the_limit_is_per_worker
 //! replaces: accept
 
 /// The acceptor, on the calling thread: deals connections round-robin until

@@ -1,6 +1,7 @@
 //! Wrong: no connection limit. Every connection is served, however many are open; a
 //! flood of idle connections costs memory and file descriptors until the process fails.
 //! expect-fail: a_full_worker_answers_503
+//! may-also-fail: a_full_worker_keeps_answering_503, the_limit_is_per_worker
 //! replaces: worker
 
 /// One worker: serves the connections it is handed (or accepts on its own listener)

@@ -5,6 +5,7 @@
 //! nothing and the stream stalls; dropped, it fails every read and write of the stream
 //! with "A Tokio 1.x context was found, but it is being shutdown."
 //! expect-fail: each_worker_drives_its_own_connections, shutdown_finishes_the_request_in_flight, uploads_in_flight_finish_after_the_acceptor_stops
+//! may-also-fail: stats_come_back_in_worker_order
 //! replaces: handoff
 
 type Handed = TcpStream;

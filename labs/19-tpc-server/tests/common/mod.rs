@@ -7,13 +7,14 @@
     reason = "the probe is shared by every worker thread: the test's side needs its locks"
 )]
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashSet};
 use std::net::SocketAddr;
+use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::sync::mpsc;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::{self, ThreadId};
 use std::time::Duration;
 
@@ -26,6 +27,16 @@ pub use lab_support::http::{Client, IO_LIMIT};
 
 /// The wall-clock limit on a whole test: only there to turn a hang into a failure.
 pub const LIMIT: Duration = Duration::from_secs(30);
+
+/// How long `Server::run` may take to return once `shutdown` has completed and the test's
+/// clients are done: a correct server takes milliseconds, or a few seconds where a test
+/// keeps bad clients connected until their timeouts close them.
+pub const STOP_LIMIT: Duration = IO_LIMIT;
+
+thread_local! {
+    /// The watchdog of the test running on this thread (see `watched`).
+    static TRIPWIRE: RefCell<Option<lab_support::Tripwire>> = const { RefCell::new(None) };
+}
 
 /// How big `GET /big` is: more than any loopback socket buffers hold, so a client that
 /// does not read it leaves the server's write stuck.
@@ -79,6 +90,61 @@ impl Probe {
     /// The threads each worker's handler ran on.
     pub fn threads(&self) -> BTreeMap<usize, HashSet<ThreadId>> {
         self.threads.lock().unwrap().clone()
+    }
+
+    /// Waits until at most `n` workers' handlers are alive (a worker's handler goes when
+    /// its worker ends), up to [`IO_LIMIT`]; says whether that happened.
+    pub fn handlers_down_to(&self, n: usize) -> bool {
+        down_to(&self.handlers, n)
+    }
+
+    /// Waits until at most `n` handler futures are alive, up to [`IO_LIMIT`]; says whether
+    /// that happened.
+    pub fn live_down_to(&self, n: usize) -> bool {
+        down_to(&self.live, n)
+    }
+}
+
+fn down_to(count: &AtomicUsize, n: usize) -> bool {
+    let deadline = std::time::Instant::now() + IO_LIMIT;
+    while count.load(SeqCst) > n {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    true
+}
+
+/// Two sides of a test that must each reach a point before either goes on: `meet` sends
+/// to the other side and waits for it, up to [`IO_LIMIT`]. If the other side has failed
+/// (its `Meeting` is gone), `meet` fails at once instead of waiting.
+pub struct Meeting {
+    here: mpsc::Sender<()>,
+    there: mpsc::Receiver<()>,
+}
+
+impl Meeting {
+    pub fn pair() -> (Meeting, Meeting) {
+        let (a, from_a) = mpsc::channel();
+        let (b, from_b) = mpsc::channel();
+        (
+            Meeting {
+                here: a,
+                there: from_b,
+            },
+            Meeting {
+                here: b,
+                there: from_a,
+            },
+        )
+    }
+
+    pub fn meet(&self, what: &str) {
+        let _ = self.here.send(());
+        self.there
+            .recv_timeout(IO_LIMIT)
+            .unwrap_or_else(|e| panic!("{what}: the other side did not get there ({e})"));
     }
 }
 
@@ -241,14 +307,38 @@ pub fn serve(
     let handlers = app(probe);
     let handlers = &handlers;
     let (stats, runner) = thread::scope(|s| {
+        let (returned, has_returned) = mpsc::channel::<()>();
         let running = s.spawn(move || {
             let stats = server.run(handlers, shutdown(controlled));
+            let _ = returned.send(());
             (stats, thread::current().id())
         });
         let mut stop = Stop(Some(control));
-        clients(addr, &mut stop);
+        let clients = panic::catch_unwind(AssertUnwindSafe(|| clients(addr, &mut stop)));
         drop(stop);
-        running.join().expect("Server::run panicked")
+        // This thread cannot fail the test while `run` hangs (the scope waits for it), so
+        // it trips the watchdog instead, naming the cause.
+        if let Err(RecvTimeoutError::Timeout) = has_returned.recv_timeout(STOP_LIMIT) {
+            let failed = match clients {
+                Err(_) => " (after the test had failed: its panic is above)",
+                Ok(()) => "",
+            };
+            TRIPWIRE.with_borrow(|tripwire| {
+                if let Some(tripwire) = tripwire {
+                    tripwire.trip(format!(
+                        "Server::run had not returned {STOP_LIMIT:?} after `shutdown` \
+                         completed{failed}. Does the acceptor then drop its senders, so that \
+                         every worker's inbox closes? Does each worker then stop its \
+                         connections (idle ones close at once), wait for them, and end?"
+                    ));
+                }
+            });
+        }
+        let joined = running.join();
+        if let Err(panic) = clients {
+            panic::resume_unwind(panic);
+        }
+        joined.expect("Server::run panicked")
     });
     let stats = stats.expect("Server::run returned an error");
     assert_eq!(
@@ -270,12 +360,16 @@ pub fn serve(
     stats
 }
 
-/// Runs a test body under the wall-clock watchdog.
+/// Runs a test body under the wall-clock watchdog, which `serve` trips early when the
+/// server does not stop.
 pub fn watched(body: impl FnOnce() + Send + 'static) {
-    lab_support::within(
+    lab_support::within_tripwire(
         LIMIT,
         "the test did not finish. Does Server::run return once `shutdown` completes \
          and every connection is done? Does every worker thread end?",
-        body,
+        |tripwire| {
+            TRIPWIRE.set(Some(tripwire));
+            body()
+        },
     );
 }

@@ -1,0 +1,53 @@
+//! Wrong: a 503 is quick, so the worker serves `Busy` itself, in its receive loop, instead
+//! of as a job of its scope. It is quick only if the client sends its request: one that
+//! connects over the limit and says nothing holds the worker's loop until
+//! `header_timeout`, and no new connection reaches the worker meanwhile.
+//! expect-fail: a_full_worker_keeps_answering_503
+//! replaces: worker
+
+/// One worker: serves the connections it is handed (or accepts on its own listener)
+/// until its inbox closes, then stops every connection gracefully and waits for them.
+async fn worker<H: Handler>(
+    mut inbox: mpsc::UnboundedReceiver<Handed>,
+    own: Option<std::net::TcpListener>,
+    handler: &H,
+    config: &Config,
+) -> WorkerStats {
+    // This worker's state: plain cells, borrowed by its connections, never shared.
+    let stats = RefCell::new(WorkerStats::default());
+    let open = Cell::new(0);
+    let stop = Stop::default();
+    let http = http1_builder(config);
+    let own = own.and_then(|listener| TcpListener::from_std(listener).ok());
+    let (stats, open, stop, http) = (&stats, &open, &stop, &http);
+
+    moro_local::async_scope!(|scope| {
+        loop {
+            let stream = tokio::select! {
+                handed = inbox.recv() => match handed {
+                    Some(handed) => join(handed),
+                    None => break, // the acceptor stopped: so do we
+                },
+                accepted = accept_own(own.as_ref()) => accepted,
+            };
+            let Ok(stream) = stream else { continue };
+            stats.borrow_mut().connections += 1;
+            if open.get() >= config.max_connections {
+                stats.borrow_mut().rejected += 1;
+                connection(stream, &Busy, http, config, stop.wait(), || {}).await;
+                continue;
+            }
+            open.set(open.get() + 1);
+            scope.spawn(async move {
+                let count = || stats.borrow_mut().requests += 1;
+                connection(stream, handler, http, config, stop.wait(), count).await;
+                open.set(open.get() - 1);
+            });
+        }
+        // Idle connections close now; busy ones after the request in flight.
+        stop.stop();
+    })
+    .await;
+    // The scope has waited for every connection: nothing of this worker is running.
+    stats.take()
+}

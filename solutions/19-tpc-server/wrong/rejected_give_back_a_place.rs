@@ -1,0 +1,56 @@
+//! Wrong: every connection that ends gives back a place, rejected ones too, though they
+//! never took one (`saturating_sub` hides the underflow that would otherwise panic). Once
+//! a rejected client has gone, the full worker takes one connection too many.
+//! expect-fail: a_full_worker_keeps_answering_503
+//! replaces: worker
+
+/// One worker: serves the connections it is handed (or accepts on its own listener)
+/// until its inbox closes, then stops every connection gracefully and waits for them.
+async fn worker<H: Handler>(
+    mut inbox: mpsc::UnboundedReceiver<Handed>,
+    own: Option<std::net::TcpListener>,
+    handler: &H,
+    config: &Config,
+) -> WorkerStats {
+    // This worker's state: plain cells, borrowed by its connections, never shared.
+    let stats = RefCell::new(WorkerStats::default());
+    let open = Cell::new(0);
+    let stop = Stop::default();
+    let http = http1_builder(config);
+    let own = own.and_then(|listener| TcpListener::from_std(listener).ok());
+    let (stats, open, stop, http) = (&stats, &open, &stop, &http);
+
+    moro_local::async_scope!(|scope| {
+        loop {
+            let stream = tokio::select! {
+                handed = inbox.recv() => match handed {
+                    Some(handed) => join(handed),
+                    None => break, // the acceptor stopped: so do we
+                },
+                accepted = accept_own(own.as_ref()) => accepted,
+            };
+            let Ok(stream) = stream else { continue };
+            stats.borrow_mut().connections += 1;
+            let full = open.get() >= config.max_connections;
+            if full {
+                stats.borrow_mut().rejected += 1;
+            } else {
+                open.set(open.get() + 1);
+            }
+            scope.spawn(async move {
+                let count = || stats.borrow_mut().requests += 1;
+                if full {
+                    connection(stream, &Busy, http, config, stop.wait(), || {}).await;
+                } else {
+                    connection(stream, handler, http, config, stop.wait(), count).await;
+                }
+                open.set(open.get().saturating_sub(1));
+            });
+        }
+        // Idle connections close now; busy ones after the request in flight.
+        stop.stop();
+    })
+    .await;
+    // The scope has waited for every connection: nothing of this worker is running.
+    stats.take()
+}
