@@ -17,7 +17,8 @@ ROUNDS = 3
 
 # The servers (solutions/tpc-bench, binary tpc-server), in the order of the tables.
 VARIANTS = [("work-stealing", "tokio work-stealing"), ("round-robin", "tokio round-robin"),
-            ("thread-per-core", "thread-per-core"), ("compio", "compio (io_uring)")]
+            ("thread-per-core", "thread-per-core"), ("lab-19", "lab 19's server"),
+            ("compio", "compio (io_uring)")]
 BASELINE = "work-stealing"
 # What a request costs (solutions/tpc-bench/src/work.rs).
 WORKS = [("plain", "hello world"), ("spin", "0-10 steps of 10 µs CPU"),

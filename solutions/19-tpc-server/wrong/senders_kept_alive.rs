@@ -40,7 +40,9 @@ impl Server {
                             .enable_all()
                             .build_local(LocalOptions::default())?;
                         let handler = handlers(id);
-                        Ok(runtime.block_on(worker(inbox, own, &handler, config)))
+                        Ok(runtime.block_on(tokio::task::unconstrained(worker(
+                            inbox, own, &handler, config,
+                        ))))
                     })?;
                 workers.push(worker);
             }

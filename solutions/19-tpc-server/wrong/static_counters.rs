@@ -54,7 +54,9 @@ impl Server {
                             .enable_all()
                             .build_local(LocalOptions::default())?;
                         let handler = handlers(id);
-                        runtime.block_on(worker(id, inbox, own, &handler, config));
+                        runtime.block_on(tokio::task::unconstrained(worker(
+                            id, inbox, own, &handler, config,
+                        )));
                         Ok(WorkerStats {
                             connections: CONNECTIONS[id].load(Relaxed),
                             requests: REQUESTS[id].load(Relaxed),

@@ -40,7 +40,9 @@ impl Server {
                             .enable_all()
                             .build_local(LocalOptions::default())?;
                         let handler = handlers(id);
-                        let stats = runtime.block_on(worker(inbox, own, &handler, config));
+                        let stats = runtime.block_on(tokio::task::unconstrained(worker(
+                            inbox, own, &handler, config,
+                        )));
                         let _ = done.send(stats);
                         Ok(stats)
                     })?;

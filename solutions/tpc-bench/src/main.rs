@@ -6,7 +6,11 @@
 //!   (`into_std` / `from_std`);
 //! - `thread-per-core`: a local runtime per thread, each with its own `SO_REUSEPORT`
 //!   listener (with `--threads 1`: the single-thread tokio baseline);
-//! - `compio`: the same shape on compio, one io_uring per thread.
+//! - `compio`: the same shape on compio, one io_uring per thread;
+//! - `lab-19`: lab 19's server as the book teaches it (`tpc-server-solution`), with its
+//!   acceptor; `lab-19-reuseport`: the same with one `SO_REUSEPORT` listener per worker;
+//! - `scoped`: `thread-per-core` with each thread's connections in one moro-local scope
+//!   (one task), outside tokio's budget as in lab 19; `scoped-budget`: the same inside it.
 //!
 //! Usage: `tpc-server --variant V --threads N --work plain|spin|sleep
 //! [--spin-iterations I] [--max-seconds S]`, or `tpc-server --calibrate`.
@@ -15,6 +19,7 @@
 //! `served N` (responses sent), or after `--max-seconds` (default 3600) whatever happens.
 
 mod compio_io;
+mod lab19;
 mod servers;
 mod work;
 
@@ -57,7 +62,20 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
 
-    let reuseport = matches!(variant.as_str(), "thread-per-core" | "compio");
+    if let Some(rest) = variant.strip_prefix("lab-19") {
+        // Lab 19's server binds its own sockets.
+        let (port, serve) = lab19::bind(threads, rest == "-reuseport");
+        println!("listening 127.0.0.1:{port}");
+        std::io::stdout().flush().expect("stdout");
+        stop_when_stdin_closes();
+        stop_after(Duration::from_secs(max_seconds));
+        serve(work);
+        return ExitCode::SUCCESS;
+    }
+    let reuseport = matches!(
+        variant.as_str(),
+        "thread-per-core" | "compio" | "scoped" | "scoped-budget"
+    );
     let mut listeners = bind(if reuseport { threads } else { 1 }, variant != "compio");
     let port = listeners[0].local_addr().expect("an address").port();
     println!("listening 127.0.0.1:{port}");
@@ -70,6 +88,8 @@ fn main() -> ExitCode {
         "round-robin" => servers::round_robin(threads, listeners.remove(0), work),
         "thread-per-core" => servers::thread_per_core(listeners, work),
         "compio" => servers::compio(listeners, work),
+        "scoped" => servers::scoped(listeners, work, false),
+        "scoped-budget" => servers::scoped(listeners, work, true),
         other => {
             eprintln!("unknown variant {other:?}");
             return ExitCode::FAILURE;

@@ -112,6 +112,32 @@ pub fn thread_per_core(listeners: Vec<StdListener>, work: Work) {
     })
 }
 
+/// Thread-per-core with `SO_REUSEPORT` again, but every connection of a thread a job of
+/// one moro-local scope: one task per thread, as in lab 19. With `budget` false the
+/// scope runs under `tokio::task::unconstrained`, as lab 19's solution does; with true,
+/// tokio's cooperative budget is shared by all of the thread's connections (chapter 19,
+/// "One task, one budget").
+pub fn scoped(listeners: Vec<StdListener>, work: Work, budget: bool) {
+    one_thread_each(listeners, move |listener| {
+        local_runtime().block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
+            let connections = moro_local::async_scope!(|scope| {
+                loop {
+                    match listener.accept().await {
+                        Ok((stream, _)) => drop(scope.spawn(serve_tokio(stream, work))),
+                        Err(error) => eprintln!("accept: {error}"),
+                    }
+                }
+            });
+            if budget {
+                connections.await
+            } else {
+                tokio::task::unconstrained(connections).await
+            }
+        })
+    })
+}
+
 /// The same on compio: one runtime (one io_uring) per thread and listener.
 pub fn compio(listeners: Vec<StdListener>, work: Work) {
     one_thread_each(listeners, move |listener| {
