@@ -1,4 +1,4 @@
-"""Part IV: one hyper service on work-stealing, round-robin, thread-per-core and io_uring."""
+"""Part IV: one hyper service on work-stealing, round-robin, thread-per-core, lab 19's server and io_uring."""
 
 import json
 import os

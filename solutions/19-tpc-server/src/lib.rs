@@ -227,13 +227,15 @@ impl Server {
                             .enable_all()
                             .build_local(LocalOptions::default())?;
                         let handler = handlers(id);
+                        // ANCHOR: unconstrained
                         // One task holds all of this worker's connections, so tokio's
                         // budget (128 operations per poll of a task) would be shared by
                         // all of them, and the ones it runs out on would wait behind the
-                        // rest: see chapter 19, "One task, one budget".
+                        // rest: see "Thread-per-core, measured", "One task, one budget".
                         let worker =
-                            tokio::task::unconstrained(worker(inbox, own, &handler, config));
+                            tokio::task::coop::unconstrained(worker(inbox, own, &handler, config));
                         Ok(runtime.block_on(worker))
+                        // ANCHOR_END: unconstrained
                     })?;
                 workers.push(worker);
             }

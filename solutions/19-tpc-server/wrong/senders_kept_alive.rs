@@ -40,7 +40,7 @@ impl Server {
                             .enable_all()
                             .build_local(LocalOptions::default())?;
                         let handler = handlers(id);
-                        Ok(runtime.block_on(tokio::task::unconstrained(worker(
+                        Ok(runtime.block_on(tokio::task::coop::unconstrained(worker(
                             inbox, own, &handler, config,
                         ))))
                     })?;

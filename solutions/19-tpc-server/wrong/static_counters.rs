@@ -54,7 +54,7 @@ impl Server {
                             .enable_all()
                             .build_local(LocalOptions::default())?;
                         let handler = handlers(id);
-                        runtime.block_on(tokio::task::unconstrained(worker(
+                        runtime.block_on(tokio::task::coop::unconstrained(worker(
                             id, inbox, own, &handler, config,
                         )));
                         Ok(WorkerStats {

@@ -40,7 +40,7 @@ impl Server {
                             .enable_all()
                             .build_local(LocalOptions::default())?;
                         let handler = handlers(id);
-                        let stats = runtime.block_on(tokio::task::unconstrained(worker(
+                        let stats = runtime.block_on(tokio::task::coop::unconstrained(worker(
                             inbox, own, &handler, config,
                         )));
                         let _ = done.send(stats);

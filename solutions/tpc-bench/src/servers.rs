@@ -114,7 +114,7 @@ pub fn thread_per_core(listeners: Vec<StdListener>, work: Work) {
 
 /// Thread-per-core with `SO_REUSEPORT` again, but every connection of a thread a job of
 /// one moro-local scope: one task per thread, as in lab 19. With `budget` false the
-/// scope runs under `tokio::task::unconstrained`, as lab 19's solution does; with true,
+/// scope runs under `tokio::task::coop::unconstrained`, as lab 19's solution does; with true,
 /// tokio's cooperative budget is shared by all of the thread's connections (chapter 19,
 /// "One task, one budget").
 pub fn scoped(listeners: Vec<StdListener>, work: Work, budget: bool) {
@@ -132,7 +132,7 @@ pub fn scoped(listeners: Vec<StdListener>, work: Work, budget: bool) {
             if budget {
                 connections.await
             } else {
-                tokio::task::unconstrained(connections).await
+                tokio::task::coop::unconstrained(connections).await
             }
         })
     })
