@@ -14,10 +14,11 @@ where
     F::Output: Send,
 {
     use std::sync::{Arc, Mutex};
-    let (senders, inboxes): (Vec<_>, Vec<_>) = (0..config.shards)
-        .map(|_| queue(config.queue))
-        .unzip();
-    let results = Arc::new(Mutex::new((0..config.shards).map(|_| None).collect::<Vec<_>>()));
+    let (senders, inboxes): (Vec<_>, Vec<_>) =
+        (0..config.shards).map(|_| queue(config.queue)).unzip();
+    let results = Arc::new(Mutex::new(
+        (0..config.shards).map(|_| None).collect::<Vec<_>>(),
+    ));
     let (make, app) = (&make, &app);
     let panicked = thread::scope(|scope| {
         let mut threads = Vec::new();
@@ -37,5 +38,8 @@ where
         return Err(StoreError::Panicked(shard));
     }
     let outputs = std::mem::take(&mut *results.lock().unwrap());
-    Ok(outputs.into_iter().map(|o| o.expect("every app finished")).collect())
+    Ok(outputs
+        .into_iter()
+        .map(|o| o.expect("every app finished"))
+        .collect())
 }

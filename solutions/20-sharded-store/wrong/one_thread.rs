@@ -13,9 +13,8 @@ where
     F: Future,
     F::Output: Send,
 {
-    let (senders, inboxes): (Vec<_>, Vec<_>) = (0..config.shards)
-        .map(|_| queue(config.queue))
-        .unzip();
+    let (senders, inboxes): (Vec<_>, Vec<_>) =
+        (0..config.shards).map(|_| queue(config.queue)).unzip();
     let runtime = Builder::new_current_thread()
         .enable_all()
         .build_local(LocalOptions::default())
