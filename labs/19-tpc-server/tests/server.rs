@@ -455,3 +455,23 @@ fn two_servers_count_apart() {
         assert_eq!(b, counted(3), "server B: {why}");
     });
 }
+
+/// A worker is one task for all of its connections. Inside tokio's cooperative budget
+/// they would share 128 operations per poll of that task, and the ones it ran out on
+/// would wait behind the others (see "Thread-per-core, measured").
+#[test]
+fn a_worker_runs_outside_tokio_budget() {
+    watched(|| {
+        let probe = Probe::default();
+        serve(config(1), &probe, |addr, _| {
+            let forced = Client::connect(addr).get("/budget").text();
+            assert_eq!(
+                forced, "0",
+                "tokio's budget made the handler yield {forced} times in 1,000 operations: the \
+                 worker's task runs inside the cooperative budget, which all of its connections \
+                 share; run the worker under tokio::task::coop::unconstrained (chapter 19, \
+                 \"Thread-per-core, measured\")"
+            );
+        });
+    });
+}

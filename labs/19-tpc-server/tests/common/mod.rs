@@ -216,6 +216,7 @@ impl Handler for App<'_> {
                 }
             }
             ("GET", "/big") => reply(StatusCode::OK, vec![b'x'; BIG]),
+            ("GET", "/budget") => reply(StatusCode::OK, forced_yields(1000).await.to_string()),
             _ => reply(StatusCode::NOT_FOUND, "no such route"),
         };
         answer
@@ -223,6 +224,24 @@ impl Handler for App<'_> {
             .insert("x-worker", HeaderValue::from(self.worker));
         answer
     }
+}
+
+/// Spends `operations` units of tokio's cooperative budget, as that many reads or writes
+/// would, and counts how often tokio made the handler yield because the budget of the task
+/// it runs in was spent.
+async fn forced_yields(operations: usize) -> usize {
+    let mut forced = 0;
+    for _ in 0..operations {
+        let mut spend = std::pin::pin!(tokio::task::coop::consume_budget());
+        let at_once =
+            std::future::poll_fn(|cx| std::task::Poll::Ready(spend.as_mut().poll(cx).is_ready()))
+                .await;
+        if !at_once {
+            forced += 1;
+            spend.await;
+        }
+    }
+    forced
 }
 
 /// A config with `workers` workers and timeouts longer than any wait of the test
