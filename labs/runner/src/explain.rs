@@ -86,10 +86,14 @@ impl Entry {
                         e.message.contains(m.as_str()) || e.labels.iter().any(|l| l.contains(m))
                     })
             }),
-            Outcome::Failing { output, .. } | Outcome::Hung { output, .. } => {
+            Outcome::Failing { output, .. }
+            | Outcome::Hung { output, .. }
+            | Outcome::MiriFailed { output, .. } => {
                 self.panics.iter().any(|p| output.contains(p.as_str()))
             }
-            Outcome::BreaksLesson { .. } | Outcome::Done { .. } => false,
+            Outcome::BreaksLesson { .. } | Outcome::MiriNotRun { .. } | Outcome::Done { .. } => {
+                false
+            }
         }
     }
 }

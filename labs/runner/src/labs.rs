@@ -106,6 +106,10 @@ pub enum Expect {
     /// Every test passes, but the code keeps exactly these forbidden items (a wrong
     /// answer whose only fault is the lesson it skips: `//! expect-lesson: Arc`).
     Lesson(Vec<Forbid>),
+    /// Every test passes and the lesson is kept, but under Miri a test shows undefined
+    /// behaviour, with these words in Miri's report (`//! expect-miri: …`: a lab with
+    /// `miri = true`, whose unsafe code can be wrong in ways no test sees).
+    Miri(String),
 }
 
 pub struct Lab {
@@ -120,14 +124,20 @@ pub struct Lab {
     pub page: String,
     pub minutes: u32,
     pub starter: Expect,
-    /// What the learner's src/ must no longer use once the tests pass (`forbid`).
+    /// What the learner's code must no longer use once the tests pass: the lab's `forbid`
+    /// list and the default set ([`Forbid::DEFAULT`]), less what it allows.
     pub forbid: Vec<Forbid>,
+    /// Items of the default set the lab allows, each with its reason (`[package.metadata.lab.allow]`).
+    pub allowed: Vec<(Forbid, String)>,
     /// The crates the lab's `[dependencies]` may name: the solution's, when solutions/ is
     /// next to labs/. A learner who adds the crate that does the lab's job (futures'
     /// `join` in lab 02, say) has skipped the lesson even if every test passes.
     pub allowed_dependencies: Option<Vec<String>>,
     /// `time-limit` (seconds): a test binary running longer is stopped as hung.
     pub time_limit: Option<Duration>,
+    /// `miri = true`: done only once the tests pass under Miri too (the lab's code is
+    /// `unsafe`, and the tests cannot see everything it can get wrong).
+    pub miri: Option<crate::outcome::Miri>,
 }
 
 /// A test binary still running after this long is stopped (it hangs), unless the lab's
@@ -189,10 +199,33 @@ pub fn discover(labs_dir: &Path) -> Result<Vec<Lab>, String> {
         .filter(|name| is_lab_folder(name))
         .collect();
     slugs.sort();
-    slugs.iter().map(|slug| read_lab(labs_dir, slug)).collect()
+    let miri = workspace_miri(labs_dir)?;
+    slugs
+        .iter()
+        .map(|slug| read_lab(labs_dir, slug, miri.as_ref()))
+        .collect()
 }
 
-fn read_lab(labs_dir: &Path, slug: &str) -> Result<Lab, String> {
+/// `miri-toolchain` and `miri-flags` in labs/Cargo.toml's `[workspace.metadata.labs]`.
+fn workspace_miri(labs_dir: &Path) -> Result<Option<crate::outcome::Miri>, String> {
+    let manifest = labs_dir.join("Cargo.toml");
+    let toml = read_toml(&manifest)?;
+    let meta = toml
+        .get("workspace")
+        .and_then(|w| w.get("metadata"))
+        .and_then(|m| m.get("labs"));
+    let get = |key: &str| meta.and_then(|m| m.get(key)).and_then(|v| v.as_str());
+    Ok(get("miri-toolchain").map(|toolchain| crate::outcome::Miri {
+        toolchain: toolchain.to_owned(),
+        flags: get("miri-flags").unwrap_or("").to_owned(),
+    }))
+}
+
+fn read_lab(
+    labs_dir: &Path,
+    slug: &str,
+    miri: Option<&crate::outcome::Miri>,
+) -> Result<Lab, String> {
     let dir = labs_dir.join(slug);
     let manifest = dir.join("Cargo.toml");
     let toml = read_toml(&manifest)?;
@@ -233,8 +266,29 @@ fn read_lab(labs_dir: &Path, slug: &str) -> Result<Lab, String> {
             ));
         }
     };
-    let forbid = lesson::parse_list(&strings(meta.get("forbid")).unwrap_or_default())
+    let own = lesson::parse_list(&strings(meta.get("forbid")).unwrap_or_default())
         .map_err(|e| format!("{}: forbid: {e}", manifest.display()))?;
+    let allow: std::collections::BTreeMap<String, String> = match meta.get("allow") {
+        None => Default::default(),
+        Some(toml::Value::Table(t)) => t
+            .iter()
+            .map(|(k, v)| match v.as_str() {
+                Some(why) => Ok((k.clone(), why.to_owned())),
+                None => Err(format!(
+                    "{}: [package.metadata.lab.allow] {k} = \"why the lab needs it\"",
+                    manifest.display()
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => {
+            return Err(format!(
+                "{}: [package.metadata.lab.allow] is a table: item = \"why\"",
+                manifest.display()
+            ));
+        }
+    };
+    let (forbid, allowed) =
+        lesson::effective(&own, &allow).map_err(|e| format!("{}: {e}", manifest.display()))?;
     let time_limit = match meta.get("time-limit") {
         None => None,
         Some(v) => Some(Duration::from_secs(
@@ -250,8 +304,19 @@ fn read_lab(labs_dir: &Path, slug: &str) -> Result<Lab, String> {
         .filter(|m| m.is_file())
         .map(|m| read_toml(&m).map(|t| dependency_names(&t)))
         .transpose()?;
+    let miri = match meta.get("miri").and_then(|m| m.as_bool()) {
+        Some(true) => Some(miri.cloned().ok_or_else(|| {
+            format!(
+                "{}: `miri = true`, but labs/Cargo.toml's [workspace.metadata.labs] names no miri-toolchain",
+                manifest.display()
+            )
+        })?),
+        _ => None,
+    };
     Ok(Lab {
+        miri,
         forbid,
+        allowed,
         allowed_dependencies,
         time_limit,
         slug: slug.to_owned(),

@@ -1,26 +1,45 @@
-//! A lab's lesson, enforced: `[package.metadata.lab] forbid = [...]` names what the
-//! learner's `src/` must no longer use once the tests pass. Green tests with an `Arc`
-//! still in place are not done, because removing it is what the lab teaches.
+//! A lab's lesson, enforced. Once a lab's tests pass, `cargo labs check` still calls it
+//! not done while the code the crate compiles keeps something the lab forbids: green
+//! tests with an `Arc` still in place, or with the state the lab moves into a task kept
+//! in a `thread_local!` instead, did not learn what the lab teaches.
+//!
+//! Two lists make up what a lab forbids:
+//! - the default set, for every lab ([`Forbid::DEFAULT`]): `unsafe`, `static` items and
+//!   `thread_local!`, `Box::leak`, `mem::transmute`, `mem::forget`, atomics, and locks
+//!   under any name. These are how a test's demands are met without the design the lab
+//!   teaches (a value leaked to look `'static`, a counter shared through an atomic, state
+//!   hidden in a static). A lab that needs one says so, with the reason, in
+//!   `[package.metadata.lab.allow]` (lab 23 is about `unsafe` code; lab 03's waker flag
+//!   is set from another thread);
+//! - the lab's own `forbid = [...]`: what its lesson removes (`Arc`, `tokio::spawn`,
+//!   `'static`, a `Send` bound).
 //!
 //! The vocabulary:
 //! - `"Arc"`: `std::sync::Arc`, also renamed (`use … as Shared`) or behind a type alias;
-//! - `"Mutex"`: std's, tokio's, parking_lot's and futures' `Mutex` and `RwLock`;
+//! - `"Mutex"`: a lock under any name: std's `Mutex`, `RwLock` and `Condvar`, tokio's
+//!   `Mutex`, `RwLock` and `watch` channel, parking_lot's and futures' locks;
 //! - `"tokio::spawn"`: `tokio::spawn` and `tokio::task::spawn`;
 //! - `"'static"`: the lifetime anywhere in code;
 //! - `"Send"`: a `Send` bound, `+ Send`, or any other use of the trait (`?Send` is fine);
-//! - `"unsafe"`: an `unsafe` block, fn, trait or impl. None of the labs needs one, and it
-//!   is how the others are faked: a `transmute` that stretches a borrow to `'static` for
-//!   `spawn_local`, a wrapper with `unsafe impl Send`.
+//! - `"unsafe"`: an `unsafe` block, fn, trait or impl (a `transmute` that stretches a
+//!   borrow to `'static`, a wrapper with `unsafe impl Send`, a value in an `UnsafeCell`);
+//! - `"static"`: a `static` item, `thread_local!` included;
+//! - `"Box::leak"`: `Box::leak`, `Vec::leak`, `String::leak`;
+//! - `"mem::transmute"`, `"mem::forget"`: those functions;
+//! - `"atomics"`: the types of `std::sync::atomic`.
 //!
-//! The first three are types and functions: clippy's `disallowed-types` and
-//! `disallowed-methods` find them by what they resolve to, so aliases and renamed imports
-//! are caught. The runner writes a clippy.toml with just the forbidden items into
-//! target/labs-runner/clippy/ and points `CLIPPY_CONF_DIR` at it; `--force-warn` keeps an
-//! `#[allow]` in the learner's code from hiding them. The last three are syntax, found by a
-//! scan of the source that skips comments, strings and character literals. Without clippy
-//! installed, a plain scan for the names stands in, and says so.
+//! Types and functions are found by clippy's `disallowed-types` and `disallowed-methods`,
+//! by what they resolve to, so aliases and renamed imports are caught. The runner writes a
+//! clippy.toml with just the forbidden items into target/labs-runner/clippy/ and points
+//! `CLIPPY_CONF_DIR` at it; `--force-warn` keeps an `#[allow]` in the learner's code from
+//! hiding them, and code that only clippy compiles, or only clippy skips (`cfg(clippy)`),
+//! is a finding of its own. Syntax (`'static`, `Send`, `unsafe`, `static`,
+//! `thread_local!`) is found by a scan that skips comments, strings and character
+//! literals, of every file the compiler read for the library: `src/`, and whatever
+//! `#[path]`, `include!` or a build script's output brought in (cargo's dep-info file
+//! lists them). Without clippy installed, a plain scan for the names stands in, and says so.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -36,19 +55,43 @@ pub enum Forbid {
     Static,
     Send,
     Unsafe,
+    StaticItem,
+    Leak,
+    Transmute,
+    Forget,
+    Atomics,
     /// Not in the `forbid` vocabulary: a crate in the lab's `[dependencies]` that the
     /// solution does without. Every lab is checked for it.
     NewDependency,
+    /// Not in the vocabulary either: `cfg(clippy)`, code that clippy (which finds the
+    /// forbidden types) compiles differently from the compiler. Checked wherever clippy is.
+    ClippyCfg,
 }
 
 impl Forbid {
-    pub const ALL: [Forbid; 6] = [
+    pub const ALL: [Forbid; 11] = [
         Forbid::Arc,
         Forbid::Mutex,
         Forbid::TokioSpawn,
         Forbid::Static,
         Forbid::Send,
         Forbid::Unsafe,
+        Forbid::StaticItem,
+        Forbid::Leak,
+        Forbid::Transmute,
+        Forbid::Forget,
+        Forbid::Atomics,
+    ];
+
+    /// What every lab forbids unless its `[package.metadata.lab.allow]` says why not.
+    pub const DEFAULT: [Forbid; 7] = [
+        Forbid::Mutex,
+        Forbid::Unsafe,
+        Forbid::StaticItem,
+        Forbid::Leak,
+        Forbid::Transmute,
+        Forbid::Forget,
+        Forbid::Atomics,
     ];
 
     pub fn name(self) -> &'static str {
@@ -59,7 +102,13 @@ impl Forbid {
             Forbid::Static => "'static",
             Forbid::Send => "Send",
             Forbid::Unsafe => "unsafe",
+            Forbid::StaticItem => "static",
+            Forbid::Leak => "Box::leak",
+            Forbid::Transmute => "mem::transmute",
+            Forbid::Forget => "mem::forget",
+            Forbid::Atomics => "atomics",
             Forbid::NewDependency => "a new dependency",
+            Forbid::ClippyCfg => "cfg(clippy)",
         }
     }
 
@@ -82,10 +131,11 @@ impl Forbid {
     /// "still uses Arc", "still has a Send bound", …
     fn verb(self) -> &'static str {
         match self {
-            Forbid::Arc | Forbid::Mutex | Forbid::Static | Forbid::Unsafe => "still uses",
-            Forbid::TokioSpawn => "still calls",
+            Forbid::TokioSpawn | Forbid::Leak | Forbid::Transmute | Forbid::Forget => "still calls",
             Forbid::Send => "still has a",
+            Forbid::StaticItem => "still declares",
             Forbid::NewDependency => "adds",
+            _ => "still uses",
         }
     }
 
@@ -96,7 +146,7 @@ impl Forbid {
                 "this lab is about removing it. Borrow what the futures share, or use Rc on one thread."
             }
             Forbid::Mutex => {
-                "this lab is about removing it. On one thread, Cell or RefCell does the job."
+                "a lock (under any name) shares state between threads or tasks; this lab keeps each piece of state with one owner. On one thread, Cell or RefCell does the job."
             }
             Forbid::TokioSpawn => {
                 "this lab is about not detaching tasks. Join the futures, or use a scope."
@@ -108,10 +158,28 @@ impl Forbid {
                 "this lab is about removing it. Nothing here leaves its thread, so Rc and RefCell data must be accepted."
             }
             Forbid::Unsafe => {
-                "this lab needs no unsafe code. A transmute that makes a borrow look 'static, or an unsafe impl Send, only hides the bound the compiler asked for: the code still breaks the rule it stated."
+                "this lab needs no unsafe code. A transmute that makes a borrow look 'static, an unsafe impl Send, or state in an UnsafeCell only hides what the compiler asked for: the code still breaks the rule it stated."
+            }
+            Forbid::StaticItem => {
+                "state in a static or a thread_local! is shared by every call and every test on the thread, and outlives them all; this lab passes state to the code that uses it (a borrow, an Rc, a value the task owns)."
+            }
+            Forbid::Leak => {
+                "a leaked value lives forever, so it looks 'static: memory is lost on every call, and the bound the compiler asked for was dodged, not removed. Borrow it, or share it with Rc."
+            }
+            Forbid::Transmute => {
+                "transmute here only stretches a lifetime or a type the compiler refused; the code that needed it is what the lab asks you to change."
+            }
+            Forbid::Forget => {
+                "a forgotten value is never dropped: what it owns leaks, and a guard's cleanup never runs."
+            }
+            Forbid::Atomics => {
+                "an atomic is state shared between threads; this lab keeps each counter with the one thread or task that owns it (a Cell on one thread), and brings the results together at the end."
             }
             Forbid::NewDependency => {
                 "this lab is about writing it yourself; the crates the starter came with are enough. Remove the line from the lab's Cargo.toml."
+            }
+            Forbid::ClippyCfg => {
+                "code that clippy compiles differently from the compiler hides what the lab checks: remove the cfg."
             }
         }
     }
@@ -124,21 +192,59 @@ impl Forbid {
                 &[
                     "std::sync::Mutex",
                     "std::sync::RwLock",
+                    "std::sync::Condvar",
                     "tokio::sync::Mutex",
                     "tokio::sync::RwLock",
+                    "tokio::sync::watch::Sender",
+                    "tokio::sync::watch::Receiver",
                     "parking_lot::Mutex",
                     "parking_lot::RwLock",
+                    "parking_lot::ReentrantMutex",
                     "futures::lock::Mutex",
+                    "futures::lock::BiLock",
+                ],
+                &["tokio::sync::watch::channel"],
+            ),
+            Forbid::TokioSpawn => (&[], &["tokio::spawn", "tokio::task::spawn"]),
+            Forbid::Leak => (
+                &[],
+                &[
+                    "std::boxed::Box::leak",
+                    "std::vec::Vec::leak",
+                    "std::string::String::leak",
+                ],
+            ),
+            Forbid::Transmute => (&[], &["std::mem::transmute", "std::mem::transmute_copy"]),
+            Forbid::Forget => (&[], &["std::mem::forget"]),
+            Forbid::Atomics => (
+                &[
+                    "std::sync::atomic::AtomicBool",
+                    "std::sync::atomic::AtomicI8",
+                    "std::sync::atomic::AtomicI16",
+                    "std::sync::atomic::AtomicI32",
+                    "std::sync::atomic::AtomicI64",
+                    "std::sync::atomic::AtomicIsize",
+                    "std::sync::atomic::AtomicU8",
+                    "std::sync::atomic::AtomicU16",
+                    "std::sync::atomic::AtomicU32",
+                    "std::sync::atomic::AtomicU64",
+                    "std::sync::atomic::AtomicUsize",
+                    "std::sync::atomic::AtomicPtr",
                 ],
                 &[],
             ),
-            Forbid::TokioSpawn => (&[], &["tokio::spawn", "tokio::task::spawn"]),
-            Forbid::Static | Forbid::Send | Forbid::Unsafe | Forbid::NewDependency => (&[], &[]),
+            Forbid::Static
+            | Forbid::Send
+            | Forbid::Unsafe
+            | Forbid::StaticItem
+            | Forbid::NewDependency
+            | Forbid::ClippyCfg => (&[], &[]),
         }
     }
 
     fn by_clippy(self) -> bool {
-        matches!(self, Forbid::Arc | Forbid::Mutex | Forbid::TokioSpawn)
+        let (types, methods) = self.clippy_paths();
+        !types.is_empty() || !methods.is_empty()
     }
 }
 
@@ -157,6 +263,46 @@ pub fn parse_list(items: &[String]) -> Result<Vec<Forbid>, String> {
     out.sort();
     out.dedup();
     Ok(out)
+}
+
+/// Items of the default set a lab allows, each with its reason.
+pub type Allowed = Vec<(Forbid, String)>;
+
+/// What a lab forbids: its own `forbid` list and the default set, less what its
+/// `[package.metadata.lab.allow]` table allows (each item with the reason, which must be
+/// given and may only name an item of the default set that the lab's list does not).
+pub fn effective(
+    forbid: &[Forbid],
+    allow: &BTreeMap<String, String>,
+) -> Result<(Vec<Forbid>, Allowed), String> {
+    let mut allowed = Vec::new();
+    for (name, why) in allow {
+        let item = Forbid::parse(name).map_err(|e| format!("allow: {e}"))?;
+        if !Forbid::DEFAULT.contains(&item) {
+            return Err(format!(
+                "allow: `{name}` is not in the default set, so there is nothing to allow \
+                 (leave it out of `forbid` instead)"
+            ));
+        }
+        if forbid.contains(&item) {
+            return Err(format!(
+                "allow: `{name}` is also in the lab's `forbid` list"
+            ));
+        }
+        if why.trim().is_empty() {
+            return Err(format!("allow: say why the lab needs `{name}`"));
+        }
+        allowed.push((item, why.trim().to_owned()));
+    }
+    let mut all: Vec<Forbid> = forbid
+        .iter()
+        .chain(Forbid::DEFAULT.iter())
+        .copied()
+        .filter(|f| !allowed.iter().any(|(a, _)| a == f))
+        .collect();
+    all.sort();
+    all.dedup();
+    Ok((all, allowed))
 }
 
 /// One place where the learner's code keeps what the lab forbids.
@@ -237,13 +383,27 @@ pub struct Lesson<'a> {
     /// Where the generated clippy.toml goes.
     pub clippy_dir: PathBuf,
     pub forbid: &'a [Forbid],
+    /// Every file the compiler read for the library beyond `src/` (cargo's dep-info:
+    /// `#[path]` modules elsewhere, `include!`d files, a build script's output).
+    pub compiled: &'a [PathBuf],
 }
 
 impl Lesson<'_> {
-    /// Every breach of the forbid list in the crate's `src/`, sorted by place.
+    /// Every breach of the forbid list in the code the crate compiles, sorted by place.
     pub fn breaches(&self) -> Result<Vec<Breach>, String> {
         let mut found = Vec::new();
-        let files = rust_files(&self.crate_dir.join("src"))?;
+        let mut files = rust_files(&self.crate_dir.join("src"))?;
+        for file in self.compiled {
+            // Manifests and prose a build may list (clippy tracks Cargo.toml) are not code.
+            let prose = file
+                .extension()
+                .is_some_and(|e| ["toml", "lock", "md"].iter().any(|x| e == *x));
+            let known = files.iter().any(|f| same_file(f, file));
+            if !known && !prose && file.is_file() {
+                files.push(file.clone());
+            }
+        }
+        let uses_clippy = self.forbid.iter().any(|f| f.by_clippy());
         let scanned: Vec<Forbid> = self
             .forbid
             .iter()
@@ -251,7 +411,7 @@ impl Lesson<'_> {
             .filter(|f| !f.by_clippy())
             .collect();
         let mut fallback: Vec<Forbid> = Vec::new();
-        if self.forbid.iter().any(|f| f.by_clippy()) {
+        if uses_clippy {
             match self.clippy()? {
                 Some(hits) => found.extend(hits),
                 None => {
@@ -265,9 +425,15 @@ impl Lesson<'_> {
             }
         }
         for file in files {
-            let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            // A file `include_str!` brought in may not be text: nothing to scan there.
+            let Ok(text) = fs::read_to_string(&file) else {
+                continue;
+            };
             let shown = relative(self.crate_dir, &file);
             found.extend(scan(&text, &shown, &scanned));
+            if uses_clippy {
+                found.extend(scan_clippy_cfg(&text, &shown));
+            }
             if !fallback.is_empty() {
                 found.extend(scan_names(&text, &shown, &fallback));
             }
@@ -306,18 +472,26 @@ impl Lesson<'_> {
 
     /// Runs clippy with the generated configuration; `None` if clippy is not available.
     fn clippy(&self) -> Result<Option<Vec<Breach>>, String> {
-        let config = self.clippy_dir.join("clippy.toml");
         let text = self.clippy_toml();
-        // Written only when it changes: clippy tracks the file, and a new mtime would
-        // make cargo lint the crate again on every check.
+        // One folder per content, written once (to a temporary name, then renamed): clippy
+        // tracks the file, so a new mtime would make cargo lint the crate again on every
+        // check, and two checks at once (a board and a watch) must never see it half written.
+        let dir = self.clippy_dir.join(format!("{:016x}", {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            text.hash(&mut h);
+            h.finish()
+        }));
+        let config = dir.join("clippy.toml");
         if fs::read_to_string(&config).ok().as_deref() != Some(text.as_str()) {
-            fs::create_dir_all(&self.clippy_dir)
-                .map_err(|e| format!("{}: {e}", self.clippy_dir.display()))?;
-            fs::write(&config, &text).map_err(|e| format!("{}: {e}", config.display()))?;
+            fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            let partial = dir.join(format!("clippy.toml.{}", std::process::id()));
+            fs::write(&partial, &text).map_err(|e| format!("{}: {e}", partial.display()))?;
+            fs::rename(&partial, &config).map_err(|e| format!("{}: {e}", config.display()))?;
         }
         let mut cmd = cargo();
         cmd.current_dir(self.workspace)
-            .env("CLIPPY_CONF_DIR", &self.clippy_dir)
+            .env("CLIPPY_CONF_DIR", &dir)
             .args(["clippy", "--quiet", "--package", self.package, "--lib"])
             .arg("--message-format=json");
         if let Some(dir) = self.target_dir {
@@ -405,21 +579,52 @@ impl Lesson<'_> {
 }
 
 /// "std::sync::Arc" -> "Arc"; "tokio::task::spawn" -> "tokio::spawn"; "tokio::sync::RwLock"
-/// stays, as it is not literally "Mutex".
+/// stays, as it is not literally "Mutex"; "std::sync::atomic::AtomicUsize" -> "AtomicUsize";
+/// "std::boxed::Box::leak" -> "Box::leak"; "std::mem::forget" -> "mem::forget".
 fn short_path(item: Forbid, found: &str) -> String {
+    let last = |n: usize| {
+        let parts: Vec<&str> = found.split("::").collect();
+        parts[parts.len().saturating_sub(n)..].join("::")
+    };
     match item {
         Forbid::Arc => "Arc".into(),
         Forbid::TokioSpawn => "tokio::spawn".into(),
         Forbid::Mutex if found.ends_with("::Mutex") && found.starts_with("std::") => "Mutex".into(),
+        Forbid::Atomics => last(1),
+        Forbid::Leak | Forbid::Transmute | Forbid::Forget => last(2),
         _ => found.to_owned(),
     }
 }
 
+/// `file` relative to `base`, with `/`; both are taken as written, then with `..` resolved
+/// (a labs folder given as `labs/../target/x` is still the same folder).
 fn relative(base: &Path, file: &Path) -> String {
-    file.strip_prefix(base)
-        .unwrap_or(file)
-        .to_string_lossy()
-        .replace('\\', "/")
+    let shown = match file.strip_prefix(base) {
+        Ok(rest) => rest.to_path_buf(),
+        Err(_) => {
+            let file = lexical(file);
+            file.strip_prefix(lexical(base))
+                .map(Path::to_path_buf)
+                .unwrap_or(file)
+        }
+    };
+    shown.to_string_lossy().replace('\\', "/")
+}
+
+/// `a/b/../c` -> `a/c`, without asking the file system.
+pub fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir if out.file_name().is_some() => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
@@ -592,7 +797,8 @@ pub fn tokens(src: &str) -> Vec<(usize, usize, Tok)> {
     out
 }
 
-/// The syntax items (`'static`, `Send`, `unsafe`) of `forbid` in one file.
+/// The syntax items (`'static`, `Send`, `unsafe`, `static`, `thread_local!`) of `forbid`
+/// in one file.
 pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
     let wanted: BTreeSet<Forbid> = forbid.iter().copied().collect();
     let lines: Vec<&str> = text.lines().collect();
@@ -610,6 +816,16 @@ pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
                 Forbid::Send
             }
             Tok::Ident(w) if w == "unsafe" && wanted.contains(&Forbid::Unsafe) => Forbid::Unsafe,
+            Tok::Ident(w) if w == "static" && wanted.contains(&Forbid::StaticItem) => {
+                Forbid::StaticItem
+            }
+            Tok::Ident(w)
+                if w == "thread_local"
+                    && wanted.contains(&Forbid::StaticItem)
+                    && matches!(toks.get(n + 1).map(|t| &t.2), Some(Tok::Punct('!'))) =>
+            {
+                Forbid::StaticItem
+            }
             _ => continue,
         };
         out.push(Breach {
@@ -624,7 +840,47 @@ pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
     out
 }
 
-/// Without clippy: `Arc`, `Mutex`/`RwLock` and `tokio::spawn`/`task::spawn` by name.
+/// `cfg(clippy)`, `cfg_attr(clippy, …)`, `cfg!(clippy)`: code that clippy sees otherwise
+/// than the compiler, which would hide a forbidden type from the check. (`clippy::lint`
+/// paths in `#[allow]` are fine.)
+fn scan_clippy_cfg(text: &str, file: &str) -> Vec<Breach> {
+    let lines: Vec<&str> = text.lines().collect();
+    let toks = tokens(text);
+    let mut out = Vec::new();
+    for (n, (line, column, tok)) in toks.iter().enumerate() {
+        if *tok != Tok::Ident("clippy".into())
+            || matches!(toks.get(n + 1).map(|t| &t.2), Some(Tok::Punct(':')))
+        {
+            continue;
+        }
+        out.push(Breach {
+            item: Forbid::ClippyCfg,
+            file: file.to_owned(),
+            line: *line,
+            column: *column,
+            found: String::new(),
+            code: lines.get(line - 1).unwrap_or(&"").trim().to_owned(),
+        });
+    }
+    out
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
+/// The source files of a dep-info file (`target/debug/deps/NAME-HASH.d`): after the first
+/// line (`target: dep dep …`), each dependency on a line of its own, ending in `:`.
+pub fn dep_info_files(text: &str) -> Vec<PathBuf> {
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.strip_suffix(':'))
+        .map(|p| PathBuf::from(p.replace("\\ ", " ").replace("\\#", "#")))
+        .collect()
+}
+
+/// Without clippy: `Arc`, locks, atomics and the forbidden functions by name.
 fn scan_names(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
     let lines: Vec<&str> = text.lines().collect();
     let toks = tokens(text);
@@ -641,10 +897,17 @@ fn scan_names(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
     for (k, (line, column, _)) in toks.iter().enumerate() {
         let item = match ident(k) {
             Some("Arc") => Forbid::Arc,
-            Some("Mutex" | "RwLock") => Forbid::Mutex,
+            Some("Mutex" | "RwLock" | "Condvar" | "BiLock") => Forbid::Mutex,
+            Some("watch") if matches!(toks.get(k + 1).map(|t| &t.2), Some(Tok::Punct(':'))) => {
+                Forbid::Mutex
+            }
             Some("spawn") if colons(k) && matches!(ident(k - 3), Some("tokio" | "task")) => {
                 Forbid::TokioSpawn
             }
+            Some("leak") => Forbid::Leak,
+            Some("transmute" | "transmute_copy") => Forbid::Transmute,
+            Some("forget") if colons(k) && ident(k - 3) == Some("mem") => Forbid::Forget,
+            Some(w) if w.starts_with("Atomic") => Forbid::Atomics,
             _ => continue,
         };
         if !forbid.contains(&item) {
@@ -746,6 +1009,92 @@ fn g<'a>(x: &'a str) {}
     }
 
     #[test]
+    fn finds_static_items_and_thread_locals() {
+        let src = "fn f(x: &'static str) {}\n\
+                   static COUNT: u32 = 0;\n\
+                   thread_local! { static REPORT: RefCell<u32> = RefCell::new(0); }\n\
+                   let thread_local = 1; // a variable of that name is fine\n\
+                   const S: &str = \"static\";\n";
+        let found = scan(src, "src/lib.rs", &[Forbid::StaticItem]);
+        let lines: Vec<usize> = found.iter().map(|b| b.line).collect();
+        assert_eq!(lines, [2, 3, 3]);
+        assert_eq!(found[0].short(), "src/lib.rs:2 still declares static");
+        // `'static` is the lifetime, another item.
+        assert_eq!(scan(src, "src/lib.rs", &[Forbid::Static]).len(), 1);
+    }
+
+    #[test]
+    fn finds_code_that_clippy_sees_otherwise() {
+        let src = "#[allow(clippy::disallowed_types)]\n\
+                   #[cfg(not(clippy))]\n\
+                   use std::sync::Arc as Shared;\n\
+                   #[cfg_attr(clippy, allow(unused))]\n\
+                   fn f() { if cfg!(clippy) {} }\n";
+        let lines: Vec<usize> = scan_clippy_cfg(src, "src/lib.rs")
+            .iter()
+            .map(|b| b.line)
+            .collect();
+        assert_eq!(lines, [2, 4, 5]);
+    }
+
+    #[test]
+    fn reads_dep_info() {
+        let text = "/t/deps/lab-1.d: /l/src/lib.rs /l/src/my\\ dir/x.rs /elsewhere/y.rs\n\n\
+                    /l/src/lib.rs:\n/l/src/my\\ dir/x.rs:\n/elsewhere/y.rs:\n\n\
+                    # env-dep:CARGO_PKG_NAME=lab\n";
+        assert_eq!(
+            dep_info_files(text),
+            [
+                PathBuf::from("/l/src/lib.rs"),
+                PathBuf::from("/l/src/my dir/x.rs"),
+                PathBuf::from("/elsewhere/y.rs")
+            ]
+        );
+    }
+
+    #[test]
+    fn every_lab_gets_the_default_set_less_what_it_allows_with_a_reason() {
+        let none = BTreeMap::new();
+        let (all, allowed) = effective(&[Forbid::Arc], &none).unwrap();
+        assert!(allowed.is_empty());
+        assert_eq!(
+            all,
+            [
+                Forbid::Arc,
+                Forbid::Mutex,
+                Forbid::Unsafe,
+                Forbid::StaticItem,
+                Forbid::Leak,
+                Forbid::Transmute,
+                Forbid::Forget,
+                Forbid::Atomics
+            ]
+        );
+        let allow = BTreeMap::from([("unsafe".to_owned(), "the lab is unsafe code".to_owned())]);
+        let (all, allowed) = effective(&[], &allow).unwrap();
+        assert!(!all.contains(&Forbid::Unsafe) && all.contains(&Forbid::Atomics));
+        assert_eq!(
+            allowed,
+            [(Forbid::Unsafe, "the lab is unsafe code".to_owned())]
+        );
+        for (name, why, error) in [
+            ("unsafe", " ", "say why"),
+            ("Arc", "x", "not in the default set"),
+            ("Rc", "x", "vocabulary"),
+        ] {
+            let allow = BTreeMap::from([(name.to_owned(), why.to_owned())]);
+            let got = effective(&[], &allow).unwrap_err();
+            assert!(got.contains(error), "{name}: {got}");
+        }
+        let allow = BTreeMap::from([("unsafe".to_owned(), "x".to_owned())]);
+        assert!(
+            effective(&[Forbid::Unsafe], &allow)
+                .unwrap_err()
+                .contains("also in the lab's `forbid` list")
+        );
+    }
+
+    #[test]
     fn raw_identifiers_are_identifiers() {
         assert_eq!(lifetimes_and_idents("r#type Send"), ["type", "Send"]);
     }
@@ -773,10 +1122,19 @@ fn g<'a>(x: &'a str) {}
             "Arc".into(),
             "'static".into(),
             "Arc".into(),
+            "static".into(),
+            "atomics".into(),
         ]);
         assert_eq!(
             list.unwrap(),
-            [Forbid::Arc, Forbid::Static, Forbid::Send, Forbid::Unsafe]
+            [
+                Forbid::Arc,
+                Forbid::Static,
+                Forbid::Send,
+                Forbid::Unsafe,
+                Forbid::StaticItem,
+                Forbid::Atomics
+            ]
         );
         assert!(
             parse_list(&["Rc".into()])
@@ -793,10 +1151,17 @@ fn g<'a>(x: &'a str) {}
             crate_dir: Path::new("."),
             target_dir: None,
             clippy_dir: PathBuf::new(),
-            forbid: &[Forbid::Arc, Forbid::TokioSpawn, Forbid::Static],
+            forbid: &[
+                Forbid::Arc,
+                Forbid::TokioSpawn,
+                Forbid::Static,
+                Forbid::Leak,
+            ],
+            compiled: &[],
         };
         let toml = lesson.clippy_toml();
         assert!(toml.contains("std::sync::Arc") && toml.contains("tokio::task::spawn"));
+        assert!(toml.contains("std::boxed::Box::leak"));
         assert!(!toml.contains("Mutex"));
         toml.parse::<toml::Table>().expect("valid TOML");
     }

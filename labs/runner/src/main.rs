@@ -187,6 +187,7 @@ pub fn evaluate(paths: &Paths, options: &Options, lab: &Lab) -> Result<Evaluatio
         allowed_dependencies: lab.allowed_dependencies.as_deref(),
         runner_dir: &paths.runner_dir(),
         time_limit: lab.time_limit(options.time_limit),
+        miri: lab.miri.as_ref(),
     }
     .evaluate()
 }

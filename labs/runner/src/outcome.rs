@@ -25,6 +25,12 @@ pub enum Outcome {
         failed: Vec<String>,
         total: usize,
         output: String,
+        /// Tests that crashed their test binary (an abort, a double free): each with how it
+        /// ended ("signal 6, SIGABRT"). They are among `failed`.
+        crashed: Vec<(String, String)>,
+        /// Tests never run because a crash, or the time limit, stopped them: the count is
+        /// partial.
+        unknown: usize,
     },
     /// A test binary ran past the time limit and was stopped.
     Hung {
@@ -38,12 +44,29 @@ pub enum Outcome {
         output: String,
     },
     /// Every test passes, but `src/` still uses what the lab's `forbid` list names.
-    BreaksLesson {
+    BreaksLesson { total: usize, breaches: Vec<Breach> },
+    /// Every test passes and the lesson is kept, but the lab's code is `unsafe` and is done
+    /// only once Miri agrees (`miri = true`), and Miri is not installed.
+    MiriNotRun {
         total: usize,
-        breaches: Vec<Breach>,
+        toolchain: String,
+        /// Why it could not run (rustup's or cargo-miri's own words).
+        why: String,
+    },
+    /// Every test passes, but under Miri a test shows undefined behaviour (or fails).
+    MiriFailed {
+        total: usize,
+        /// The test Miri stopped in, when it can be told.
+        test: Option<String>,
+        /// Miri's report: its `error:` line and what follows.
+        report: String,
+        /// Everything `cargo miri test` printed.
+        output: String,
     },
     Done {
         total: usize,
+        /// The tests passed under Miri too.
+        miri: bool,
     },
 }
 
@@ -58,12 +81,30 @@ impl Outcome {
             Outcome::DoesNotCompile { errors, .. } => {
                 format!("does not compile ({})", error_summary(errors))
             }
-            Outcome::Failing { failed, total, .. } => {
-                format!(
+            Outcome::Failing {
+                failed,
+                total,
+                crashed,
+                unknown,
+                ..
+            } => {
+                let mut text = format!(
                     "{} of {} failing",
                     failed.len(),
                     plural(*total, "test", "tests")
-                )
+                );
+                match crashed.as_slice() {
+                    [] => {}
+                    [(one, _)] => text.push_str(&format!(" ({one} crashed the test binary)")),
+                    many => text.push_str(&format!(" ({} crashed the test binary)", many.len())),
+                }
+                if *unknown > 0 {
+                    text.push_str(&format!(
+                        "; {} not run, the count is partial",
+                        plural(*unknown, "test", "tests")
+                    ));
+                }
+                text
             }
             Outcome::Hung { limit, running, .. } => {
                 let what = match running.as_slice() {
@@ -82,8 +123,18 @@ impl Outcome {
                 };
                 format!("tests pass, but {}{more}", first.short())
             }
-            Outcome::Done { total } => {
-                format!("done ({})", plural(*total, "test passes", "tests pass"))
+            Outcome::MiriNotRun { .. } => "tests pass, Miri not run".to_owned(),
+            Outcome::MiriFailed { test, .. } => match test {
+                Some(test) => format!("tests pass, but Miri reports an error in {test}"),
+                None => "tests pass, but not under Miri".to_owned(),
+            },
+            Outcome::Done { total, miri } => {
+                let tests = plural(*total, "test passes", "tests pass");
+                if *miri {
+                    format!("done ({tests}, under Miri too)")
+                } else {
+                    format!("done ({tests})")
+                }
             }
         }
     }
@@ -152,6 +203,16 @@ pub struct Crate<'a> {
     pub runner_dir: &'a Path,
     /// A test binary still running after this long is stopped: it hangs.
     pub time_limit: Duration,
+    /// Done only once the tests pass under Miri too (`miri = true`).
+    pub miri: Option<&'a Miri>,
+}
+
+/// How to run a lab's tests under Miri: `miri-toolchain` and `miri-flags` in labs/Cargo.toml's
+/// `[workspace.metadata.labs]`.
+#[derive(Debug, Clone)]
+pub struct Miri {
+    pub toolchain: String,
+    pub flags: String,
 }
 
 impl Crate<'_> {
@@ -196,14 +257,10 @@ impl Crate<'_> {
 
     /// Runs each test binary of a successful build under the time limit.
     fn run_tests(&self, stdout: &str) -> Result<Outcome, String> {
-        let (mut passed, mut failed, mut output, mut crashed) =
-            (0, Vec::new(), String::new(), false);
+        let (mut passed, mut failed, mut output) = (0, Vec::new(), String::new());
+        let (mut crashed, mut unknown, mut no_result) = (Vec::new(), 0, false);
         for binary in TestBinary::from_build(stdout) {
-            let mut cmd = Command::new(&binary.executable);
-            cmd.current_dir(&binary.manifest_dir)
-                .env("CARGO_MANIFEST_DIR", &binary.manifest_dir)
-                .args(["--color", "never"]);
-            let ran = run_limited(cmd, self.time_limit, &binary.shown)?;
+            let ran = run_limited(binary.command(&[]), self.time_limit, Some(&binary.shown))?;
             let (p, f) = test_results(&ran.stdout);
             passed += p;
             // A binary without tests (a lab's unit tests, usually) is not worth a word.
@@ -212,6 +269,7 @@ impl Crate<'_> {
                 output.push_str(&ran.stdout);
                 output.push_str(&ran.stderr);
             }
+            failed.extend(f);
             match ran.status {
                 None => {
                     // Which tests never finished: the binary's list minus those reported.
@@ -221,7 +279,6 @@ impl Crate<'_> {
                         .into_iter()
                         .filter(|t| !finished.contains(t))
                         .collect();
-                    failed.extend(f);
                     return Ok(Outcome::Hung {
                         limit: self.time_limit,
                         binary: binary.shown,
@@ -230,19 +287,65 @@ impl Crate<'_> {
                         output,
                     });
                 }
-                Some(ok) => {
-                    crashed |= !ok && f.is_empty();
-                    failed.extend(f);
+                Some(true) => {}
+                // libtest ends every run it finishes with "test result:"; without it, the
+                // process died under a test (an abort, a double free, a stack overflow),
+                // and the tests that had not reported are run again one at a time, to
+                // find which one it was and how the others fare.
+                Some(false) if !ran.stdout.contains("\ntest result: ") => {
+                    let finished = finished_tests(&ran.stdout);
+                    let rest: Vec<String> = binary
+                        .list()
+                        .into_iter()
+                        .filter(|t| !finished.contains(t))
+                        .collect();
+                    if rest.is_empty() {
+                        no_result = true;
+                    }
+                    let started = Instant::now();
+                    for (k, test) in rest.iter().enumerate() {
+                        let Some(left) = self.time_limit.checked_sub(started.elapsed()) else {
+                            unknown += rest.len() - k;
+                            break;
+                        };
+                        let cmd = binary.command(&[test, "--exact", "--test-threads=1"]);
+                        let one = run_limited(cmd, left, Some(&binary.shown))?;
+                        match one.status {
+                            Some(true) => passed += 1,
+                            Some(false) if one.stdout.contains("\ntest result: ") => {
+                                failed.push(test.clone());
+                                output.push_str(&one.stdout);
+                                output.push_str(&one.stderr);
+                            }
+                            Some(false) => {
+                                failed.push(test.clone());
+                                crashed.push((test.clone(), one.how.clone()));
+                                output.push_str(&format!(
+                                    "\n---- {test} crashed the test binary ({}) ----\n",
+                                    one.how
+                                ));
+                                output.push_str(&one.stdout);
+                                output.push_str(&one.stderr);
+                            }
+                            None => {
+                                unknown += rest.len() - k;
+                                break;
+                            }
+                        }
+                    }
                 }
+                Some(false) => {}
             }
         }
         failed.sort();
-        let total = passed + failed.len();
-        if !crashed && failed.is_empty() && total > 0 {
-            return self.lesson(total);
+        failed.dedup();
+        let total = passed + failed.len() + unknown;
+        if failed.is_empty() && unknown == 0 && !no_result && total > 0 {
+            let compiled = compiled_files(stdout, self.workspace, self.crate_dir);
+            return self.lesson(total, &compiled);
         }
         if failed.is_empty() {
-            // Non-zero exit without a failing test line: a crash, or no tests at all.
+            // A non-zero exit without a failing test, or no tests at all.
             failed.push(if total == 0 {
                 "(no tests ran)".into()
             } else {
@@ -253,6 +356,8 @@ impl Crate<'_> {
             failed,
             total: total.max(1),
             output,
+            crashed,
+            unknown,
         })
     }
 }
@@ -312,6 +417,16 @@ impl TestBinary {
         found.into_iter().map(|(_, _, b)| b).collect()
     }
 
+    /// The binary, to run with `args` as cargo test would.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(&self.executable);
+        cmd.current_dir(&self.manifest_dir)
+            .env("CARGO_MANIFEST_DIR", &self.manifest_dir)
+            .args(["--color", "never"])
+            .args(args);
+        cmd
+    }
+
     /// The names of its tests (`--list`), to tell which ones never finished.
     fn list(&self) -> Vec<String> {
         let Ok(out) = Command::new(&self.executable)
@@ -334,12 +449,41 @@ struct Ran {
     stdout: String,
     stderr: String,
     status: Option<bool>,
+    /// How it ended, in words: "exit code 101", "signal 6, SIGABRT".
+    how: String,
+}
+
+/// "exit code 101", "signal 6, SIGABRT", "exit code 0xC0000409".
+fn how_it_ended(status: &std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            let name = match signal {
+                4 => ", SIGILL",
+                6 => ", SIGABRT",
+                7 => ", SIGBUS",
+                8 => ", SIGFPE",
+                9 => ", SIGKILL",
+                11 => ", SIGSEGV",
+                _ => "",
+            };
+            return format!("signal {signal}{name}");
+        }
+    }
+    match status.code() {
+        // Windows reports a crash as an NTSTATUS code (0xC0000409: a fail-fast abort).
+        Some(code) if code < 0 => format!("exit code {:#X}", code as u32),
+        Some(code) => format!("exit code {code}"),
+        None => "no exit code".to_owned(),
+    }
 }
 
 /// Runs `cmd` (a test binary: a direct child, which starts no processes of its own) and
 /// kills it if it runs longer than `limit`. Portable: std's `Child::kill` is SIGKILL on
 /// Unix and TerminateProcess on Windows.
-fn run_limited(mut cmd: Command, limit: Duration, shown: &str) -> Result<Ran, String> {
+/// `shown` names a test binary, to say so when it runs long (a hint that it hangs).
+fn run_limited(mut cmd: Command, limit: Duration, shown: Option<&str>) -> Result<Ran, String> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -357,8 +501,10 @@ fn run_limited(mut cmd: Command, limit: Duration, shown: &str) -> Result<Ran, St
     let stderr = read(Box::new(child.stderr.take().expect("piped stderr")));
     let start = Instant::now();
     let mut told = false;
+    let mut how = String::new();
     let status = loop {
         if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            how = how_it_ended(&status);
             break Some(status.success());
         }
         let elapsed = start.elapsed();
@@ -367,7 +513,7 @@ fn run_limited(mut cmd: Command, limit: Duration, shown: &str) -> Result<Ran, St
             let _ = child.wait();
             break None;
         }
-        if !told && elapsed >= Duration::from_secs(10) {
+        if let Some(shown) = shown.filter(|_| !told && elapsed >= Duration::from_secs(10)) {
             told = true;
             eprintln!(
                 "{}",
@@ -383,35 +529,224 @@ fn run_limited(mut cmd: Command, limit: Duration, shown: &str) -> Result<Ran, St
         stdout: stdout.join().unwrap_or_default(),
         stderr: stderr.join().unwrap_or_default(),
         status,
+        how,
     })
 }
 
 impl Crate<'_> {
     /// Every test passes: is the lesson learned too?
-    fn lesson(&self, total: usize) -> Result<Outcome, String> {
+    fn lesson(&self, total: usize, compiled: &[PathBuf]) -> Result<Outcome, String> {
         if let Some(allowed) = self.allowed_dependencies {
             let breaches = crate::lesson::new_dependencies(self.crate_dir, allowed)?;
             if !breaches.is_empty() {
                 return Ok(Outcome::BreaksLesson { total, breaches });
             }
         }
-        if self.forbid.is_empty() {
-            return Ok(Outcome::Done { total });
+        if !self.forbid.is_empty() {
+            let breaches = Lesson {
+                workspace: self.workspace,
+                package: self.package,
+                crate_dir: self.crate_dir,
+                target_dir: self.target_dir.as_deref(),
+                clippy_dir: self.runner_dir.join("clippy").join(self.package),
+                forbid: self.forbid,
+                compiled,
+            }
+            .breaches()?;
+            if !breaches.is_empty() {
+                return Ok(Outcome::BreaksLesson { total, breaches });
+            }
         }
-        let breaches = Lesson {
-            workspace: self.workspace,
-            package: self.package,
-            crate_dir: self.crate_dir,
-            target_dir: self.target_dir.as_deref(),
-            clippy_dir: self.runner_dir.join("clippy").join(self.package),
-            forbid: self.forbid,
+        match self.miri {
+            Some(miri) => self.under_miri(total, miri),
+            None => Ok(Outcome::Done { total, miri: false }),
         }
-        .breaches()?;
-        if breaches.is_empty() {
-            Ok(Outcome::Done { total })
-        } else {
-            Ok(Outcome::BreaksLesson { total, breaches })
+    }
+
+    /// The tests once more, under Miri: `rustup run TOOLCHAIN cargo miri test`.
+    fn under_miri(&self, total: usize, miri: &Miri) -> Result<Outcome, String> {
+        let not_run = |why: String| {
+            Ok(Outcome::MiriNotRun {
+                total,
+                toolchain: miri.toolchain.clone(),
+                why,
+            })
+        };
+        let rustup = |args: &[&str]| {
+            let mut cmd = Command::new("rustup");
+            cmd.arg("run").arg(&miri.toolchain).args(args);
+            // `cargo labs` runs under the pinned stable cargo, which tells its children
+            // where it is: cargo-miri would use that cargo instead of the nightly's.
+            for var in [
+                "CARGO",
+                "RUSTC",
+                "RUSTDOC",
+                "RUSTUP_TOOLCHAIN",
+                "RUSTC_WRAPPER",
+            ] {
+                cmd.env_remove(var);
+            }
+            cmd.current_dir(self.workspace);
+            cmd
+        };
+        match rustup(&["cargo", "miri", "--version"]).output() {
+            Err(e) => return not_run(format!("could not run rustup: {e}")),
+            Ok(out) if !out.status.success() => {
+                let said = String::from_utf8_lossy(&out.stderr);
+                return not_run(said.lines().next().unwrap_or("").trim().to_owned());
+            }
+            Ok(_) => {}
         }
+        let mut cmd = rustup(&["cargo", "miri", "test", "--tests", "--package"]);
+        cmd.arg(self.package);
+        if let Some(dir) = &self.target_dir {
+            cmd.arg("--target-dir").arg(dir);
+        }
+        // One test at a time: when Miri stops the process, the test it was in is the one
+        // libtest announced last.
+        cmd.args(["--", "--test-threads=1", "--color", "never"])
+            .env("MIRIFLAGS", &miri.flags);
+        eprintln!(
+            "{}",
+            style::dim("(every test passes: running them again under Miri, which takes a minute)")
+        );
+        let ran = run_limited(cmd, self.time_limit * 5, None)?;
+        let output = format!("{}{}", ran.stdout, ran.stderr);
+        match ran.status {
+            Some(true) => return Ok(Outcome::Done { total, miri: true }),
+            None => {
+                return Ok(Outcome::MiriFailed {
+                    total,
+                    test: None,
+                    report: format!(
+                        "cargo miri test was still running after {} s and was stopped",
+                        (self.time_limit * 5).as_secs()
+                    ),
+                    output,
+                });
+            }
+            Some(false) => {}
+        }
+        if !ran.stdout.contains("running ") && ran.stderr.contains("rust-src") {
+            return not_run(
+                ran.stderr
+                    .lines()
+                    .find(|l| l.contains("rust-src"))
+                    .unwrap_or("")
+                    .trim()
+                    .to_owned(),
+            );
+        }
+        let unfinished = ran
+            .stdout
+            .lines()
+            .rev()
+            .filter_map(|l| l.strip_prefix("test "))
+            .filter_map(|l| l.strip_suffix(" ..."))
+            .next()
+            .map(str::to_owned);
+        // Miri names the thread it stopped on, and libtest names a test's thread after it.
+        let thread = ran
+            .stderr
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("= note: this is on thread `"))
+            .and_then(|l| l.strip_suffix('`'))
+            .filter(|t| *t != "main")
+            .map(str::to_owned);
+        let (_, failed) = test_results(&ran.stdout);
+        let test = thread.or(unfinished).or_else(|| failed.first().cloned());
+        Ok(Outcome::MiriFailed {
+            total,
+            test,
+            report: miri_report(&ran.stderr, &ran.stdout),
+            output,
+        })
+    }
+}
+
+/// Miri's report from `cargo miri test`'s output: from its first `error:` line, up to the
+/// note that ends it (at most 40 lines); or a failing test's panic, if no error.
+fn miri_report(stderr: &str, stdout: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().collect();
+    if let Some(start) = lines.iter().position(|l| l.starts_with("error: ")) {
+        let end = lines[start..]
+            .iter()
+            .position(|l| {
+                l.starts_with("error: aborting due to") || l.starts_with("error: test failed")
+            })
+            .map_or(lines.len(), |e| start + e);
+        let mut report: Vec<&str> = lines[start..end].to_vec();
+        report.truncate(40);
+        return report.join("\n").trim_end().to_owned();
+    }
+    failures(stdout)
+        .first()
+        .map(TestFailure::one_line)
+        .unwrap_or_else(|| "cargo miri test failed".to_owned())
+}
+
+/// The files the compiler read for the crate's library (and its unit tests), from the
+/// dep-info files next to the artifacts of a `--message-format=json` build. rustc names
+/// them as cargo named them to it: relative to the workspace, for a workspace's member.
+fn compiled_files(json_lines: &str, workspace: &Path, crate_dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for line in json_lines.lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if msg["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let manifest = Path::new(msg["manifest_path"].as_str().unwrap_or(""));
+        if manifest.parent() != Some(crate_dir) && !same_dir(manifest.parent(), crate_dir) {
+            continue;
+        }
+        let kinds = msg["target"]["kind"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if !kinds
+            .iter()
+            .any(|k| k.as_str().is_some_and(|k| k.contains("lib")))
+        {
+            continue;
+        }
+        let outputs = msg["filenames"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .chain(msg.get("executable"))
+            .filter_map(|f| f.as_str());
+        for output in outputs {
+            let output = Path::new(output);
+            let stem = output.file_stem().unwrap_or_default().to_string_lossy();
+            let is_library = output.extension().is_some_and(|e| {
+                ["rlib", "rmeta", "so", "a", "dylib", "dll", "lib"]
+                    .iter()
+                    .any(|x| e == *x)
+            });
+            let stem = match stem.strip_prefix("lib") {
+                Some(rest) if is_library => rest.to_owned(),
+                _ => stem.into_owned(),
+            };
+            let dep_info = output.with_file_name(format!("{stem}.d"));
+            if let Ok(text) = std::fs::read_to_string(&dep_info) {
+                for file in crate::lesson::dep_info_files(&text) {
+                    let file = crate::lesson::lexical(&workspace.join(file));
+                    if !files.contains(&file) {
+                        files.push(file);
+                    }
+                }
+            }
+        }
+    }
+    files
+}
+
+fn same_dir(a: Option<&Path>, b: &Path) -> bool {
+    match (a.and_then(|a| a.canonicalize().ok()), b.canonicalize().ok()) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
     }
 }
 
@@ -566,10 +901,24 @@ pub fn failures(output: &str) -> Vec<TestFailure> {
 }
 
 fn failure(name: String, lines: &[&str]) -> TestFailure {
-    // "thread 'name' (1234) panicked at tests/x.rs:3:5:" then the message, then notes.
-    let start = lines
+    // "thread 'name' (1234) panicked at tests/x.rs:3:5:" then the message, then notes. A
+    // test may print several panics: a fake it hands the code that panics on purpose, a
+    // task's panic that the code is meant to report. What failed the test is the last
+    // panic on the test's own thread (libtest names it after the test), so that one is
+    // shown; the last panic of any thread if none is on the test's.
+    let panics: Vec<usize> = lines
         .iter()
-        .position(|l| l.starts_with("thread '") && l.contains(" panicked at "));
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("thread '") && l.contains(" panicked at "))
+        .map(|(i, _)| i)
+        .collect();
+    let own = format!("thread '{name}'");
+    let start = panics
+        .iter()
+        .rev()
+        .find(|&&i| lines[i].starts_with(&own))
+        .or(panics.last())
+        .copied();
     let Some(start) = start else {
         let message = lines
             .iter()
@@ -590,7 +939,11 @@ fn failure(name: String, lines: &[&str]) -> TestFailure {
     let message: Vec<&str> = lines[start + 1..]
         .iter()
         .map(|l| l.trim())
-        .take_while(|l| !l.starts_with("note: ") && !l.starts_with("stack backtrace:"))
+        .take_while(|l| {
+            !l.starts_with("note: ")
+                && !l.starts_with("stack backtrace:")
+                && !(l.starts_with("thread '") && l.contains(" panicked at "))
+        })
         .filter(|l| !l.is_empty())
         .collect();
     TestFailure {
@@ -663,20 +1016,33 @@ mod tests {
         assert_eq!(error_summary(&five[..1]), "1 error: E0308");
         assert_eq!(error_summary(&five[1..2]), "1 error without a code");
         assert_eq!(error_summary(&five[1..]), "4 errors without a code");
-        let failing = Outcome::Failing {
-            failed: vec!["a".into()],
-            total: 6,
+        let failing = |failed: &[&str], total, crashed: &[&str], unknown| Outcome::Failing {
+            failed: failed.iter().map(|s| s.to_string()).collect(),
+            total,
             output: String::new(),
+            crashed: crashed
+                .iter()
+                .map(|s| (s.to_string(), "signal 6, SIGABRT".to_owned()))
+                .collect(),
+            unknown,
         };
-        assert_eq!(failing.summary(), "1 of 6 tests failing");
-        let one = Outcome::Failing {
-            failed: vec!["a".into()],
-            total: 1,
-            output: String::new(),
-        };
-        assert_eq!(one.summary(), "1 of 1 test failing");
-        assert_eq!(Outcome::Done { total: 1 }.summary(), "done (1 test passes)");
-        assert_eq!(Outcome::Done { total: 6 }.summary(), "done (6 tests pass)");
+        assert_eq!(failing(&["a"], 6, &[], 0).summary(), "1 of 6 tests failing");
+        assert_eq!(failing(&["a"], 1, &[], 0).summary(), "1 of 1 test failing");
+        assert_eq!(
+            failing(&["a", "b"], 10, &["b"], 0).summary(),
+            "2 of 10 tests failing (b crashed the test binary)"
+        );
+        assert_eq!(
+            failing(&["a", "b"], 10, &["a", "b"], 3).summary(),
+            "2 of 10 tests failing (2 crashed the test binary); 3 tests not run, the count is partial"
+        );
+        let done = |total, miri| Outcome::Done { total, miri };
+        assert_eq!(done(1, false).summary(), "done (1 test passes)");
+        assert_eq!(done(6, false).summary(), "done (6 tests pass)");
+        assert_eq!(
+            done(6, true).summary(),
+            "done (6 tests pass, under Miri too)"
+        );
     }
 
     #[test]
@@ -694,6 +1060,24 @@ mod tests {
             "test a failed at tests/t.rs:3:5: assertion `left == right` failed: slots; left: 1; right: 2"
         );
         assert_eq!(found[1].message, "RefCell already borrowed");
+    }
+
+    #[test]
+    fn the_panic_that_failed_the_test_comes_first() {
+        // A fake that panics on purpose on a task's thread, then on the test's own thread
+        // a panic the code under test reported, then the test's own assertion.
+        let out = "---- serves stdout ----\n\
+                   thread 'tokio-runtime-worker' (7) panicked at tests/t.rs:9:9:\n\
+                   the fake backend fails on purpose\n\
+                   thread 'serves' (5) panicked at src/lib.rs:20:1:\nreported\n\
+                   thread 'serves' (5) panicked at tests/t.rs:30:5:\n\
+                   a panicking task must be reported by serve, not swallowed\n\
+                   note: run with `RUST_BACKTRACE=1`\n\nfailures:\n    serves\n";
+        let found = failures(out);
+        assert_eq!(
+            found[0].one_line(),
+            "test serves failed at tests/t.rs:30:5: a panicking task must be reported by serve, not swallowed"
+        );
     }
 
     #[test]

@@ -141,8 +141,47 @@ pub fn print_details(evaluation: &Evaluation) {
         Outcome::Failing { output, .. } | Outcome::Hung { output, .. } => {
             print_warnings(&evaluation.warnings);
             print!("\n{output}");
+            print_why_failed(&evaluation.outcome);
         }
-        Outcome::BreaksLesson { .. } | Outcome::Done { .. } => print_warnings(&evaluation.warnings),
+        Outcome::BreaksLesson { .. }
+        | Outcome::MiriNotRun { .. }
+        | Outcome::MiriFailed { .. }
+        | Outcome::Done { .. } => print_warnings(&evaluation.warnings),
+    }
+}
+
+/// After the tests' output, which can be long: one line per failing test, with the
+/// message of the panic that failed it (the test's own, not a fake's on the way), so that
+/// the reason is next to the status line.
+fn print_why_failed(outcome: &Outcome) {
+    let (Outcome::Failing { output, failed, .. } | Outcome::Hung { output, failed, .. }) = outcome
+    else {
+        return;
+    };
+    let crashed: &[(String, String)] = match outcome {
+        Outcome::Failing { crashed, .. } => crashed,
+        _ => &[],
+    };
+    let found = failures(output);
+    let mut lines = Vec::new();
+    for name in failed {
+        if let Some((_, how)) = crashed.iter().find(|(t, _)| t == name) {
+            lines.push(format!("{name}: crashed the test binary ({how})"));
+        } else if let Some(f) = found.iter().find(|f| &f.name == name) {
+            let at = f
+                .place
+                .as_ref()
+                .map(|p| format!(" ({p})"))
+                .unwrap_or_default();
+            lines.push(format!("{name}{at}: {}", f.message));
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    println!("\n{}", style::bold("Why:"));
+    for line in lines {
+        println!("  {}", style::red(&line));
     }
 }
 
@@ -183,7 +222,25 @@ fn print_details_plain(evaluation: &Evaluation) {
     }
     match &evaluation.outcome {
         Outcome::DoesNotCompile { .. } => {}
-        Outcome::Failing { output, failed, .. } | Outcome::Hung { output, failed, .. } => {
+        Outcome::Failing {
+            output,
+            failed,
+            crashed,
+            ..
+        } => {
+            let found = failures(output);
+            for name in failed {
+                if let Some((_, how)) = crashed.iter().find(|(t, _)| t == name) {
+                    println!("test {name} crashed the test binary ({how}).");
+                    continue;
+                }
+                match found.iter().find(|f| &f.name == name) {
+                    Some(f) => println!("{}", f.one_line()),
+                    None => println!("test {name} failed."),
+                }
+            }
+        }
+        Outcome::Hung { output, failed, .. } => {
             let found = failures(output);
             for name in failed {
                 match found.iter().find(|f| &f.name == name) {
@@ -192,7 +249,10 @@ fn print_details_plain(evaluation: &Evaluation) {
                 }
             }
         }
-        Outcome::BreaksLesson { .. } | Outcome::Done { .. } => {}
+        Outcome::BreaksLesson { .. }
+        | Outcome::MiriNotRun { .. }
+        | Outcome::MiriFailed { .. }
+        | Outcome::Done { .. } => {}
     }
 }
 
@@ -224,6 +284,46 @@ pub fn print_breaches(outcome: &Outcome) {
         if !breach.code.is_empty() {
             println!("      {}", style::dim(&breach.code));
         }
+    }
+}
+
+/// Miri: not installed (how to install it), or what it found.
+pub fn print_miri(outcome: &Outcome) {
+    let plain = style::plain();
+    match outcome {
+        Outcome::MiriNotRun { toolchain, why, .. } => {
+            let install = format!("rustup toolchain install {toolchain} --component miri,rust-src");
+            let what = "This lab's code is unsafe, and its tests cannot see everything unsafe \
+                        code can get wrong: it is done when its tests pass under Miri too.";
+            if plain {
+                println!("Miri not run: {why}. {what} Install Miri once: {install}");
+            } else {
+                println!("\n{} {what}", style::red("Miri not run:"));
+                if !why.is_empty() {
+                    println!("{}", style::dim(&format!("({why})")));
+                }
+                println!("Install it once (a few minutes), then check again:\n    {install}");
+            }
+        }
+        Outcome::MiriFailed { test, report, .. } => {
+            let which = test
+                .as_ref()
+                .map(|t| format!(" in {t}"))
+                .unwrap_or_default();
+            if plain {
+                println!(
+                    "Miri: every test passes, but under Miri{which}: {}",
+                    report.lines().next().unwrap_or("")
+                );
+                return;
+            }
+            println!(
+                "\n{} every test passes, but Miri stops{which}:\n",
+                style::red("Miri:")
+            );
+            println!("{report}");
+        }
+        _ => {}
     }
 }
 
@@ -274,5 +374,6 @@ pub fn print_lab(paths: &Paths, lab: &Lab, evaluation: &Evaluation) {
     }
     print_breaches(outcome);
     print_hang(outcome);
+    print_miri(outcome);
     explain::print(paths, lab, evaluation);
 }

@@ -77,6 +77,7 @@ pub fn verify(
             allowed_dependencies: lab.allowed_dependencies.as_deref(),
             runner_dir: &runner_dir,
             time_limit: lab.time_limit(options.time_limit),
+            miri: lab.miri.as_ref(),
         }
         .evaluate()?
         .outcome;
@@ -112,6 +113,7 @@ pub fn verify(
             allowed_dependencies: None,
             runner_dir: &runner_dir,
             time_limit: lab.time_limit(options.time_limit),
+            miri: lab.miri.as_ref(),
         }
         .evaluate()?
         .outcome;
@@ -143,13 +145,12 @@ pub fn verify(
             },
         );
         if !lab.forbid.is_empty() {
-            let names: Vec<&str> = lab.forbid.iter().map(|f| f.name()).collect();
             push(
                 &mut rows,
                 "solution keeps the lesson",
                 match &solved {
                     Outcome::BreaksLesson { .. } => Err(failure_text(&solved)),
-                    _ => Ok(format!("no {}", names.join(", no "))),
+                    _ => Ok(lesson_text(lab)),
                 },
             );
         }
@@ -197,6 +198,21 @@ fn expect(expected: &Expect, got: &Outcome) -> Result<String, String> {
             Ok(format!("fails {}", failed.join(", ")))
         }
         (Expect::Pass, Outcome::Done { .. }) => Ok(got.summary()),
+        (Expect::Miri(words), Outcome::MiriFailed { report, test, .. })
+            if report.contains(words.as_str()) =>
+        {
+            Ok(format!(
+                "tests pass; Miri{}: {}",
+                test.as_ref()
+                    .map(|t| format!(" in {t}"))
+                    .unwrap_or_default(),
+                report.lines().next().unwrap_or("")
+            ))
+        }
+        (Expect::Miri(words), _) => Err(format!(
+            "expected the tests to pass and Miri to report {words:?}, got: {}",
+            failure_text(got)
+        )),
         (Expect::Lesson(want), Outcome::BreaksLesson { breaches, .. }) => {
             let mut items: Vec<_> = breaches.iter().map(|b| b.item).collect();
             items.sort();
@@ -251,6 +267,12 @@ fn failure_text(outcome: &Outcome) -> String {
             let places: Vec<String> = breaches.iter().map(|b| b.short()).collect();
             format!("tests pass, but {}", places.join("; "))
         }
+        Outcome::MiriFailed { report, .. } => format!(
+            "{}: {}",
+            outcome.summary(),
+            report.lines().next().unwrap_or("")
+        ),
+        Outcome::MiriNotRun { why, .. } => format!("{} ({why})", outcome.summary()),
         other => other.summary(),
     }
 }
@@ -261,6 +283,30 @@ fn kinds(errors: &[Diagnostic]) -> Vec<String> {
     let mut all: Vec<String> = codes.into_keys().chain(uncoded.into_keys()).collect();
     all.sort();
     all
+}
+
+/// "no Arc, no 'static, nothing of the default set but unsafe (the lab is …)"
+fn lesson_text(lab: &Lab) -> String {
+    let own: Vec<String> = lab
+        .forbid
+        .iter()
+        .filter(|f| !Forbid::DEFAULT.contains(f))
+        .map(|f| format!("no {}", f.name()))
+        .collect();
+    let default = match lab.allowed.as_slice() {
+        [] => "nothing of the default set".to_owned(),
+        allowed => {
+            let names: Vec<String> = allowed
+                .iter()
+                .map(|(f, why)| format!("{} ({why})", f.name()))
+                .collect();
+            format!("nothing of the default set but {}", names.join(", "))
+        }
+    };
+    own.into_iter()
+        .chain([default])
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn names(items: &[Forbid]) -> String {
@@ -397,6 +443,9 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
                 expect = Some(Expect::Errors(list(&h[13..])))
             }
             Some(h) if h.starts_with("expect-pass") => expect = Some(Expect::Pass),
+            Some(h) if h.starts_with("expect-miri:") => {
+                expect = Some(Expect::Miri(h[12..].trim().to_owned()))
+            }
             Some(h) if h.starts_with("expect-lesson:") => {
                 expect = Some(Expect::Lesson(lesson::parse_list(&list(&h[14..]))?))
             }
@@ -410,7 +459,7 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
         }
     }
     let expect = expect.ok_or(
-        "the header needs `//! expect-fail: …`, `//! expect-error: …`, `//! expect-lesson: …` or `//! expect-pass`",
+        "the header needs `//! expect-fail: …`, `//! expect-error: …`, `//! expect-lesson: …`, `//! expect-miri: …` or `//! expect-pass`",
     )?;
     Ok(Wrong {
         expect,
@@ -485,6 +534,7 @@ fn check_variant(
         allowed_dependencies: None,
         runner_dir: &paths.runner_dir(),
         time_limit: lab.time_limit(options.time_limit),
+        miri: lab.miri.as_ref(),
     }
     .evaluate()?
     .outcome;
@@ -498,6 +548,8 @@ fn without(outcome: Outcome, may_fail: &[String]) -> Outcome {
             failed,
             total,
             output,
+            crashed,
+            unknown,
         } if !may_fail.is_empty() => Outcome::Failing {
             failed: failed
                 .into_iter()
@@ -505,6 +557,8 @@ fn without(outcome: Outcome, may_fail: &[String]) -> Outcome {
                 .collect(),
             total,
             output,
+            crashed,
+            unknown,
         },
         other => other,
     }

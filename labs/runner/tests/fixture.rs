@@ -1,8 +1,10 @@
 //! The runner, run for real on a fixture workspace (tests/fixtures/book): a green lab, a
-//! red one, one that does not compile, one whose tests hang (its time limit is 2 s), and
-//! one whose tests pass while its code keeps what the lab forbids. The fixture has no
-//! dependencies, so a cold build takes seconds; every test copies it first, so nothing is
-//! written into the source tree.
+//! red one, one that does not compile, one whose tests hang (its time limit is 2 s), one
+//! whose tests pass while its code keeps what the lab forbids, one that passes through the
+//! shortcuts every lab forbids (the default set), and one whose test crashes the test
+//! binary; a Miri lab is written by its own test. The fixture has no dependencies, so a
+//! cold build takes seconds; every test copies it first, so nothing is written into the
+//! source tree.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -56,7 +58,9 @@ fn labs_in(root: &Path, args: &[&str], input: Option<&str>) -> (Output, String) 
     cmd.args(args)
         .current_dir(root.join("labs"))
         .env("LABS_DIR", root.join("labs"))
-        .env("CARGO_TARGET_DIR", tmp().join("target"))
+        // A target folder per copy: cargo names a path package's outputs after its name and
+        // its path in the workspace, so two copies sharing one would share their builds.
+        .env("CARGO_TARGET_DIR", root.join("target"))
         // Neither git repositories above the copy nor the caller's settings apply.
         .env("GIT_CEILING_DIRECTORIES", tmp())
         .env_remove("LABS_TIME_LIMIT")
@@ -92,7 +96,9 @@ fn the_board_shows_every_kind_of_lab() {
         "Lab 03, Does not compile, 5 minutes: does not compile (1 error: E0308).",
         "Lab 04, Hangs, 5 minutes: stopped after 2 s: never_finishes never finished.",
         "Lab 05, Tests pass, lesson broken, 5 minutes: tests pass, but src/lib.rs:2 still uses Arc (and 2 more places).",
-        "1 of 5 labs done.",
+        "Lab 06, Shortcuts the default set catches, 5 minutes: tests pass, but elsewhere/hidden.rs:3 still uses unsafe (and 7 more places).",
+        "Lab 07, A test that crashes its binary, 5 minutes: 2 of 5 tests failing (aborts crashed the test binary).",
+        "1 of 7 labs done.",
         "Next: lab 02, Red.",
     ] {
         assert!(text.contains(line), "missing {line:?} in:\n{text}");
@@ -162,6 +168,199 @@ fn green_tests_do_not_make_a_lab_done_while_it_breaks_its_lesson() {
 }
 
 #[test]
+fn every_lab_forbids_the_default_set_in_every_file_it_compiles() {
+    // Lab 06 forbids nothing of its own; its tests pass through a thread_local!, a leaked
+    // box, an atomic, a lock, mem::forget, and unsafe code in a module outside src/.
+    let (out, text) = labs(&["check", "06", "--plain"]);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    for line in [
+        "elsewhere/hidden.rs:3 still uses unsafe: this lab needs no unsafe code.",
+        "src/lib.rs:5 still uses AtomicUsize: an atomic is state shared between threads",
+        "src/lib.rs:10 still declares static: state in a static or a thread_local!",
+        "src/lib.rs:22 still calls Box::leak: a leaked value lives forever",
+        "src/lib.rs:30 still uses Mutex: a lock (under any name)",
+        "src/lib.rs:31 still calls mem::forget: a forgotten value is never dropped",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn a_lab_narrows_the_default_set_only_with_a_reason() {
+    let root = fresh_copy("allow");
+    let manifest = root.join("labs/06-shortcuts/Cargo.toml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    fs::write(
+        &manifest,
+        text.clone()
+            + "\n[package.metadata.lab.allow]\nunsafe = \"the lab is about unsafe code\"\n\
+               atomics = \"the flag is set from another thread\"\n",
+    )
+    .unwrap();
+    let (_, out) = labs_in(&root, &["check", "06", "--plain"], None);
+    assert!(!out.contains("still uses unsafe"), "{out}");
+    assert!(!out.contains("AtomicUsize"), "{out}");
+    assert!(out.contains("src/lib.rs:22 still calls Box::leak"), "{out}");
+
+    fs::write(
+        &manifest,
+        text + "\n[package.metadata.lab.allow]\nunsafe = \"\"\n",
+    )
+    .unwrap();
+    let (out, said) = labs_in(&root, &["check", "06"], None);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("allow: say why the lab needs `unsafe`"),
+        "{said}"
+    );
+}
+
+#[test]
+fn code_that_clippy_compiles_otherwise_hides_nothing() {
+    // The Arc of lab 05, shown to the compiler but not to clippy.
+    let root = fresh_copy("cfg-clippy");
+    fs::write(
+        root.join("labs/05-lesson/src/lib.rs"),
+        "#[cfg(not(clippy))]\nuse std::sync::Arc as Shared;\n#[cfg(clippy)]\nuse std::rc::Rc as Shared;\n\n\
+         pub fn total(xs: &[u32]) -> u32 {\n    let xs: Shared<[u32]> = xs.into();\n    xs.iter().sum()\n}\n\n\
+         pub fn name() -> &'static str {\n    \"lesson\"\n}\n",
+    )
+    .unwrap();
+    let (out, text) = labs_in(&root, &["check", "05", "--plain"], None);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("src/lib.rs:1 still uses cfg(clippy): code that clippy compiles differently"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_test_that_crashes_its_binary_is_named_and_the_others_still_count() {
+    let (out, text) = labs(&["check", "07", "--plain"]);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("2 of 5 tests failing (aborts crashed the test binary)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("test aborts crashed the test binary ("),
+        "{text}"
+    );
+    #[cfg(unix)]
+    assert!(text.contains("(signal 6, SIGABRT)"), "{text}");
+    assert!(
+        text.contains("test fails failed at 07-crash/tests/crash.rs:19:5: assertion `left == right` failed: a plain failure, next to the crash"),
+        "{text}"
+    );
+}
+
+/// The Miri toolchain labs/Cargo.toml names (the real one, not the fixture's).
+fn miri_toolchain() -> String {
+    let text =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml")).unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix("miri-toolchain = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .expect("labs/Cargo.toml names a miri-toolchain")
+        .to_owned()
+}
+
+/// A lab whose tests pass while its code rebuilds a pointer from an integer, which Miri
+/// with `-Zmiri-strict-provenance` reports, and which names `toolchain` as its Miri.
+fn miri_lab(name: &str, toolchain: &str) -> PathBuf {
+    let root = fresh_copy(name);
+    let labs_toml = root.join("labs/Cargo.toml");
+    let text = fs::read_to_string(&labs_toml).unwrap();
+    fs::write(
+        &labs_toml,
+        text + &format!(
+            "\n[workspace.metadata.labs]\nmiri-toolchain = \"{toolchain}\"\n\
+             miri-flags = \"-Zmiri-strict-provenance\"\n"
+        ),
+    )
+    .unwrap();
+    let lab = root.join("labs/08-miri");
+    fs::create_dir_all(lab.join("src")).unwrap();
+    fs::create_dir_all(lab.join("tests")).unwrap();
+    fs::write(
+        lab.join("Cargo.toml"),
+        "[package]\nname = \"miri-lab\"\nversion.workspace = true\nedition.workspace = true\n\
+         publish.workspace = true\n\n[package.metadata.lab]\ntitle = \"Unsafe code\"\n\
+         page = \"part1/05-lesson.md\"\nminutes = 5\nstarter-fails = []\nmiri = true\n\n\
+         [package.metadata.lab.allow]\nunsafe = \"the lab is about unsafe code\"\n",
+    )
+    .unwrap();
+    fs::write(
+        lab.join("src/lib.rs"),
+        "/// The first number, read through a pointer rebuilt from its address.\n\
+         pub fn first(xs: &[u32]) -> u32 {\n    let address = xs.as_ptr() as usize;\n\
+         \x20   // SAFETY: none; the provenance of the pointer is lost.\n\
+         \x20   unsafe { *(address as *const u32) }\n}\n",
+    )
+    .unwrap();
+    fs::write(
+        lab.join("tests/first.rs"),
+        "#[test]\nfn reads_the_first() {\n    assert_eq!(miri_lab::first(&[7, 8]), 7);\n}\n",
+    )
+    .unwrap();
+    root
+}
+
+#[test]
+fn a_miri_lab_is_not_done_without_miri() {
+    let root = miri_lab("miri-missing", "nightly-1999-01-01");
+    let (out, text) = labs_in(&root, &["check", "08"], None);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("tests pass, Miri not run"), "{text}");
+    assert!(
+        text.contains("rustup toolchain install nightly-1999-01-01 --component miri,rust-src"),
+        "{text}"
+    );
+    assert!(!text.contains("Done"), "{text}");
+}
+
+#[test]
+fn a_miri_lab_is_done_only_when_miri_agrees() {
+    let toolchain = miri_toolchain();
+    let installed = Command::new("rustup")
+        .args(["run", &toolchain, "cargo", "miri", "--version"])
+        .env_remove("CARGO")
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !installed {
+        // scripts/test installs Miri and sets LABS_REQUIRE_MIRI: there, this runs.
+        assert!(
+            std::env::var_os("LABS_REQUIRE_MIRI").is_none(),
+            "Miri ({toolchain}) is not installed"
+        );
+        eprintln!("skipped: Miri ({toolchain}) is not installed");
+        return;
+    }
+    let root = miri_lab("miri-real", &toolchain);
+    let (out, text) = labs_in(&root, &["check", "08", "--plain"], None);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("tests pass, but Miri reports an error in reads_the_first"),
+        "{text}"
+    );
+    assert!(text.contains("integer-to-pointer cast"), "{text}");
+
+    fs::write(
+        root.join("labs/08-miri/src/lib.rs"),
+        "pub fn first(xs: &[u32]) -> u32 {\n    // SAFETY: a slice's pointer, read in bounds when it is not empty.\n\
+         \x20   unsafe { *xs.as_ptr() }\n}\n",
+    )
+    .unwrap();
+    let (out, text) = labs_in(&root, &["check", "08", "--plain"], None);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("done (1 test passes, under Miri too)"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_crate_the_solution_does_without_is_not_allowed_in() {
     // A learner adds a crate that does the lab's job for them (futures' `join` in lab
     // 02, say): every test passes, and the lab is still not done.
@@ -195,7 +394,7 @@ fn verify_proves_the_solution_and_catches_a_mislabeled_wrong_answer() {
         "ok   05-lesson starter is red",
         "ok   05-lesson solution is green",
         "ok   05-lesson solution keeps the lesson",
-        "no Arc, no 'static, no Send",
+        "no Arc, no 'static, no Send, nothing of the default set",
         "ok   05-lesson wrong/arc_kept.rs is red",
         "FAIL 05-lesson wrong/mislabeled.rs is red",
         "expected the tests to pass and the lesson to break on exactly [Arc], got: tests pass, but src/lib.rs:7 still uses 'static",

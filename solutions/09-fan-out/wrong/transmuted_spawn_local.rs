@@ -4,7 +4,7 @@
 //! lifetime is `'static` by default). The set is dropped when `fan_out` returns, so the
 //! tests pass; but the borrow is only sound as long as nobody leaks `fan_out`'s future,
 //! which is the promise `'static` exists to refuse. The lab's `forbid` list has `unsafe`.
-//! expect-lesson: unsafe
+//! expect-lesson: unsafe, mem::transmute
 //! replaces: fan_out
 
 use std::pin::Pin;

@@ -4,7 +4,7 @@
 //! lives), but a caller may keep the box after the store is gone: a use after free that
 //! the compiler was told not to check. The lab needs no `unsafe`, and the lesson check
 //! names the line.
-//! expect-lesson: unsafe
+//! expect-lesson: unsafe, mem::transmute
 //! replaces: dyn_store
 
 pub trait DynStore {
