@@ -20,12 +20,14 @@
 //!   `Mutex`, `RwLock` and `watch` channel, parking_lot's and futures' locks;
 //! - `"tokio::spawn"`: `tokio::spawn` and `tokio::task::spawn`;
 //! - `"'static"`: the lifetime anywhere in code;
-//! - `"Send"`: a `Send` bound, `+ Send`, or any other use of the trait (`?Send` is fine);
+//! - `"Send"`: a `Send` bound, `+ Send`, or any other use of the trait (`?Send` is fine),
+//!   and `#[async_trait]` without `(?Send)`, which writes `+ Send` on every future;
+//! - `"Sync"`: the trait, anywhere in code;
 //! - `"unsafe"`: an `unsafe` block, fn, trait or impl (a `transmute` that stretches a
 //!   borrow to `'static`, a wrapper with `unsafe impl Send`, a value in an `UnsafeCell`);
 //! - `"static"`: a `static` item, `thread_local!` included;
-//! - `"Box::leak"`: `Box::leak`, `Vec::leak`, `String::leak`;
-//! - `"mem::transmute"`, `"mem::forget"`: those functions;
+//! - `"Box::leak"`: `Box::leak`, `Box::into_raw`, `Vec::leak`, `String::leak`;
+//! - `"mem::transmute"`: that function; `"mem::forget"`: it and `ManuallyDrop::new`;
 //! - `"atomics"`: the types of `std::sync::atomic`.
 //!
 //! Types and functions are found by clippy's `disallowed-types` and `disallowed-methods`,
@@ -54,6 +56,7 @@ pub enum Forbid {
     TokioSpawn,
     Static,
     Send,
+    Sync,
     Unsafe,
     StaticItem,
     Leak,
@@ -69,12 +72,13 @@ pub enum Forbid {
 }
 
 impl Forbid {
-    pub const ALL: [Forbid; 11] = [
+    pub const ALL: [Forbid; 12] = [
         Forbid::Arc,
         Forbid::Mutex,
         Forbid::TokioSpawn,
         Forbid::Static,
         Forbid::Send,
+        Forbid::Sync,
         Forbid::Unsafe,
         Forbid::StaticItem,
         Forbid::Leak,
@@ -101,6 +105,7 @@ impl Forbid {
             Forbid::TokioSpawn => "tokio::spawn",
             Forbid::Static => "'static",
             Forbid::Send => "Send",
+            Forbid::Sync => "Sync",
             Forbid::Unsafe => "unsafe",
             Forbid::StaticItem => "static",
             Forbid::Leak => "Box::leak",
@@ -132,7 +137,7 @@ impl Forbid {
     fn verb(self) -> &'static str {
         match self {
             Forbid::TokioSpawn | Forbid::Leak | Forbid::Transmute | Forbid::Forget => "still calls",
-            Forbid::Send => "still has a",
+            Forbid::Send | Forbid::Sync => "still has a",
             Forbid::StaticItem => "still declares",
             Forbid::NewDependency => "adds",
             _ => "still uses",
@@ -156,6 +161,9 @@ impl Forbid {
             }
             Forbid::Send => {
                 "this lab is about removing it. Nothing here leaves its thread, so Rc and RefCell data must be accepted."
+            }
+            Forbid::Sync => {
+                "this lab is about removing it. Nothing here is shared between threads, so Cell and RefCell data must be accepted."
             }
             Forbid::Unsafe => {
                 "this lab needs no unsafe code. A transmute that makes a borrow look 'static, an unsafe impl Send, or state in an UnsafeCell only hides what the compiler asked for: the code still breaks the rule it stated."
@@ -210,12 +218,13 @@ impl Forbid {
                 &[],
                 &[
                     "std::boxed::Box::leak",
+                    "std::boxed::Box::into_raw",
                     "std::vec::Vec::leak",
                     "std::string::String::leak",
                 ],
             ),
             Forbid::Transmute => (&[], &["std::mem::transmute", "std::mem::transmute_copy"]),
-            Forbid::Forget => (&[], &["std::mem::forget"]),
+            Forbid::Forget => (&[], &["std::mem::forget", "std::mem::ManuallyDrop::new"]),
             Forbid::Atomics => (
                 &[
                     "std::sync::atomic::AtomicBool",
@@ -235,6 +244,7 @@ impl Forbid {
             ),
             Forbid::Static
             | Forbid::Send
+            | Forbid::Sync
             | Forbid::Unsafe
             | Forbid::StaticItem
             | Forbid::NewDependency
@@ -323,7 +333,11 @@ impl Breach {
     /// "src/lib.rs:12 still uses Arc"
     pub fn short(&self) -> String {
         let what = match self.item {
+            Forbid::Send if self.code.contains("async_trait") && !self.code.contains("Send") => {
+                "Send bound (#[async_trait] without (?Send) makes every future Send)".to_owned()
+            }
             Forbid::Send => "Send bound".to_owned(),
+            Forbid::Sync => "Sync bound".to_owned(),
             _ if self.found.is_empty() => self.item.name().to_owned(),
             _ => self.found.clone(),
         };
@@ -797,8 +811,8 @@ pub fn tokens(src: &str) -> Vec<(usize, usize, Tok)> {
     out
 }
 
-/// The syntax items (`'static`, `Send`, `unsafe`, `static`, `thread_local!`) of `forbid`
-/// in one file.
+/// The syntax items (`'static`, `Send` and `#[async_trait]`'s default, `Sync`, `unsafe`,
+/// `static`, `thread_local!`) of `forbid` in one file.
 pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
     let wanted: BTreeSet<Forbid> = forbid.iter().copied().collect();
     let lines: Vec<&str> = text.lines().collect();
@@ -815,6 +829,15 @@ pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
             {
                 Forbid::Send
             }
+            // `#[async_trait]` without `(?Send)` adds `+ Send` to every future it writes.
+            Tok::Ident(w)
+                if w == "async_trait"
+                    && wanted.contains(&Forbid::Send)
+                    && matches!(toks.get(n + 1).map(|t| &t.2), Some(Tok::Punct(']'))) =>
+            {
+                Forbid::Send
+            }
+            Tok::Ident(w) if w == "Sync" && wanted.contains(&Forbid::Sync) => Forbid::Sync,
             Tok::Ident(w) if w == "unsafe" && wanted.contains(&Forbid::Unsafe) => Forbid::Unsafe,
             Tok::Ident(w) if w == "static" && wanted.contains(&Forbid::StaticItem) => {
                 Forbid::StaticItem
@@ -986,6 +1009,22 @@ fn g<'a>(x: &'a str) {}
         assert_eq!(found[1].column, 20);
         // Only what is forbidden is reported.
         assert_eq!(scan(src, "src/lib.rs", &[Forbid::Static]).len(), 1);
+    }
+
+    #[test]
+    fn finds_sync_and_async_traits_default_send() {
+        let src = "#[async_trait]\ntrait A {}\n#[async_trait::async_trait]\ntrait B {}\n\
+                   #[async_trait(?Send)]\ntrait C {}\nfn f<T: Sync>(t: T) {}\n";
+        let found = scan(src, "src/lib.rs", &[Forbid::Send, Forbid::Sync]);
+        let places: Vec<String> = found.iter().map(Breach::short).collect();
+        assert_eq!(
+            places,
+            [
+                "src/lib.rs:1 still has a Send bound (#[async_trait] without (?Send) makes every future Send)",
+                "src/lib.rs:3 still has a Send bound (#[async_trait] without (?Send) makes every future Send)",
+                "src/lib.rs:7 still has a Sync bound",
+            ]
+        );
     }
 
     #[test]

@@ -37,7 +37,9 @@ usage: cargo labs [board]                show every lab and the next one to do
        cargo labs reset NN [--yes]       put lab NN's src/ back to its starter
                                          (your files go to labs/NN-slug/backup/)
        cargo labs explain                the errors and panics the book explains, and where
-       cargo labs verify [NN] [--bless]  maintainers: prove the lab contract
+       cargo labs verify [NN] [--bless] [--jobs N]
+                                         maintainers: prove the lab contract (N checks
+                                         at once; default 3, or LABS_VERIFY_JOBS)
        cargo labs explain --check        maintainers: the FAQ page agrees with explain.toml
 options:
        --plain              no colour, no drawing, one finding per line (also NO_COLOR)
@@ -72,6 +74,8 @@ fn main() -> ExitCode {
 pub struct Options {
     /// `--time-limit SECS` or `LABS_TIME_LIMIT`: overrides every lab's limit.
     pub time_limit: Option<Duration>,
+    /// `verify --jobs N`: how many checks run at once.
+    pub jobs: Option<usize>,
 }
 
 fn parse_secs(text: &str, from: &str) -> Result<Duration, String> {
@@ -90,6 +94,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             Ok(v) if !v.is_empty() => Some(parse_secs(&v, "LABS_TIME_LIMIT")?),
             _ => None,
         },
+        jobs: None,
     };
     let mut rest = Vec::new();
     let mut it = args.iter();
@@ -99,6 +104,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         } else if arg == "--time-limit" {
             let v = it.next().ok_or("--time-limit needs a number of seconds")?;
             options.time_limit = Some(parse_secs(v, "--time-limit")?);
+        } else if arg == "--jobs" {
+            let v = it.next().ok_or("--jobs needs a number")?;
+            options.jobs = Some(v.parse().ok().filter(|&n: &usize| n > 0).ok_or(format!(
+                "--jobs: expected a number of checks at once, got `{v}`"
+            ))?);
         } else {
             rest.push(arg.as_str());
         }
@@ -139,12 +149,19 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         )
         .map(|_| ExitCode::SUCCESS),
         "verify" => {
-            let rows = verify::verify(&paths, &options, &chosen(1)?, flag("--bless"))?;
+            let jobs = match options.jobs {
+                Some(n) => n,
+                None => verify::default_jobs(),
+            };
+            let started = std::time::Instant::now();
+            let rows = verify::verify(&paths, &options, &chosen(1)?, flag("--bless"), jobs)?;
             let failed = rows.iter().filter(|r| !r.ok).count();
             println!(
-                "\nverify: {}, {failed} failed",
-                outcome::plural(rows.len(), "check", "checks")
+                "\nverify: {}, {failed} failed, in {:.0} s ({jobs} at a time)",
+                outcome::plural(rows.len(), "check", "checks"),
+                started.elapsed().as_secs_f64()
             );
+            println!("slowest: {}", verify::slowest(&rows));
             Ok(if failed == 0 {
                 ExitCode::SUCCESS
             } else {

@@ -29,6 +29,29 @@ pub struct Row {
     pub ok: bool,
     pub what: String,
     pub detail: String,
+    /// How long the check took (its job's time, for a job that makes several rows).
+    pub seconds: f64,
+}
+
+/// One unit of verify's work. Jobs run several at a time: builds queue on cargo's lock on
+/// the target folder, so while one job compiles, others run their tests (which mostly
+/// wait: on sockets, timers, watchdogs). Rows come out in the order of the jobs.
+enum Job<'a> {
+    /// The starter as the learner gets it: red for the stated reason; its snapshot.
+    Starter(&'a Lab),
+    /// The solution: green, keeps the lesson, needs no crate beyond the starter's.
+    Solution(&'a Lab),
+    /// A file of solutions/NN-slug/wrong/ (red) or alt/ (green).
+    Variant(&'a Lab, &'static str, PathBuf),
+}
+
+/// How many jobs run at once: `--jobs N`, or `LABS_VERIFY_JOBS`, or 3.
+pub fn default_jobs() -> usize {
+    std::env::var("LABS_VERIFY_JOBS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(3)
 }
 
 pub fn verify(
@@ -36,146 +59,219 @@ pub fn verify(
     options: &Options,
     labs: &[&Lab],
     bless: bool,
+    jobs: usize,
 ) -> Result<Vec<Row>, String> {
-    let mut rows = Vec::new();
+    let mut plan = Vec::new();
     for lab in labs {
+        plan.push(Job::Starter(lab));
+        plan.push(Job::Solution(lab));
         let solution_dir = paths.solutions.join(&lab.slug);
-        let push = |rows: &mut Vec<Row>, what: &str, result: Result<String, String>| {
-            let row = match result {
-                Ok(detail) => Row {
-                    ok: true,
-                    what: format!("{} {what}", lab.slug),
-                    detail,
-                },
-                Err(detail) => Row {
-                    ok: false,
-                    what: format!("{} {what}", lab.slug),
-                    detail,
-                },
-            };
-            println!(
-                "{} {:<40} {}",
-                if row.ok {
-                    style::green("ok  ")
-                } else {
-                    style::red("FAIL")
-                },
-                row.what,
-                row.detail
-            );
-            rows.push(row);
-        };
-
-        // The starter, as the learner gets it.
-        let runner_dir = paths.runner_dir();
-        let starter = Crate {
-            workspace: &paths.labs,
-            package: &lab.package,
-            target_dir: None,
-            crate_dir: &lab.dir,
-            forbid: &lab.forbid,
-            allowed_dependencies: lab.allowed_dependencies.as_deref(),
-            runner_dir: &runner_dir,
-            time_limit: lab.time_limit(options.time_limit),
-            miri: lab.miri.as_ref(),
-        }
-        .evaluate()?
-        .outcome;
-        push(&mut rows, "starter is red", expect(&lab.starter, &starter));
-        if let Outcome::DoesNotCompile { rendered, .. } = &starter {
-            push(
-                &mut rows,
-                "starter error snapshot",
-                snapshot(&solution_dir.join("starter.stderr"), rendered, bless),
-            );
-        }
-
-        // The solution.
-        if !solution_dir.is_dir() {
-            push(
-                &mut rows,
-                "solution exists",
-                Err(format!("no {}", solution_dir.display())),
-            );
-            continue;
-        }
-        let manifest = read_toml(&solution_dir.join("Cargo.toml"))?;
-        let package = manifest["package"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        let solved = Crate {
-            workspace: &paths.solutions,
-            package: &package,
-            target_dir: None,
-            crate_dir: &solution_dir,
-            forbid: &lab.forbid,
-            allowed_dependencies: None,
-            runner_dir: &runner_dir,
-            time_limit: lab.time_limit(options.time_limit),
-            miri: lab.miri.as_ref(),
-        }
-        .evaluate()?
-        .outcome;
-        push(
-            &mut rows,
-            "solution is green",
-            match &solved {
-                Outcome::Done { .. } => Ok(solved.summary()),
-                Outcome::BreaksLesson { total, .. } => {
-                    Ok(plural(*total, "test passes", "tests pass"))
-                }
-                _ => Err(failure_text(&solved)),
-            },
-        );
-        // A learner's crate may name no dependency the solution does without (runner
-        // `check` says so); the starter must not either, or a right answer looks wrong.
-        let allowed = crate::labs::dependency_names(&manifest);
-        push(
-            &mut rows,
-            "starter needs no crate the solution lacks",
-            match crate::lesson::new_dependencies(&lab.dir, &allowed) {
-                Ok(extra) if extra.is_empty() => Ok(format!("[{}]", allowed.join(", "))),
-                Ok(extra) => Err(extra
-                    .iter()
-                    .map(|b| b.short())
-                    .collect::<Vec<_>>()
-                    .join("; ")),
-                Err(e) => Err(e),
-            },
-        );
-        if !lab.forbid.is_empty() {
-            push(
-                &mut rows,
-                "solution keeps the lesson",
-                match &solved {
-                    Outcome::BreaksLesson { .. } => Err(failure_text(&solved)),
-                    _ => Ok(lesson_text(lab)),
-                },
-            );
-        }
-        push(
-            &mut rows,
-            "solution has no 'static",
-            no_static(&solution_dir, &manifest),
-        );
-
-        // The wrong answers, and the other right ones.
-        for (folder, verdict) in [("wrong", "red"), ("alt", "green")] {
+        for folder in ["wrong", "alt"] {
             for file in variants(&solution_dir.join(folder))? {
-                let name = file
-                    .file_stem()
-                    .unwrap_or_default()
-                    .to_string_lossy()
-                    .into_owned();
-                let result =
-                    check_variant(paths, options, lab, &solution_dir, &manifest, &file, folder);
-                push(
-                    &mut rows,
-                    &format!("{folder}/{name}.rs is {verdict}"),
-                    result,
-                );
+                plan.push(Job::Variant(lab, folder, file));
             }
+        }
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut rows = Vec::new();
+    std::thread::scope(|scope| -> Result<(), String> {
+        for _ in 0..jobs.clamp(1, plan.len().max(1)) {
+            let tx = tx.clone();
+            let (plan, next) = (&plan, &next);
+            scope.spawn(move || {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(job) = plan.get(k) else { break };
+                    let started = std::time::Instant::now();
+                    let result = run_job(paths, options, job, bless);
+                    let seconds = started.elapsed().as_secs_f64();
+                    if tx.send((k, result, seconds)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Print each job's rows as soon as every job before it has printed.
+        let mut done = std::collections::BTreeMap::new();
+        let mut printed = 0;
+        for (k, result, seconds) in rx {
+            done.insert(k, (result, seconds));
+            while let Some((result, seconds)) = done.remove(&printed) {
+                for mut row in result? {
+                    row.seconds = seconds;
+                    println!(
+                        "{} {:<40} {}",
+                        if row.ok {
+                            style::green("ok  ")
+                        } else {
+                            style::red("FAIL")
+                        },
+                        row.what,
+                        row.detail
+                    );
+                    rows.push(row);
+                }
+                printed += 1;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(rows)
+}
+
+/// "19-tpc-server wrong/x.rs is red 41 s, …": the five slowest checks, so that a change
+/// that slows verify down is seen the day it lands.
+pub fn slowest(rows: &[Row]) -> String {
+    let mut by_time: Vec<&Row> = Vec::new();
+    for row in rows {
+        // A job's several rows share its time: count it once.
+        if !by_time.iter().any(|r| {
+            r.seconds == row.seconds && r.what.split(' ').next() == row.what.split(' ').next()
+        }) {
+            by_time.push(row);
+        }
+    }
+    by_time.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+    by_time
+        .iter()
+        .take(5)
+        .map(|r| format!("{} {:.0} s", r.what, r.seconds))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn row(lab: &Lab, what: &str, result: Result<String, String>) -> Row {
+    let (ok, detail) = match result {
+        Ok(detail) => (true, detail),
+        Err(detail) => (false, detail),
+    };
+    Row {
+        ok,
+        what: format!("{} {what}", lab.slug),
+        detail,
+        seconds: 0.0,
+    }
+}
+
+fn run_job(paths: &Paths, options: &Options, job: &Job, bless: bool) -> Result<Vec<Row>, String> {
+    let runner_dir = paths.runner_dir();
+    let mut rows = Vec::new();
+    match job {
+        Job::Starter(lab) => {
+            let solution_dir = paths.solutions.join(&lab.slug);
+            let starter = Crate {
+                workspace: &paths.labs,
+                package: &lab.package,
+                target_dir: None,
+                crate_dir: &lab.dir,
+                forbid: &lab.forbid,
+                allowed_dependencies: lab.allowed_dependencies.as_deref(),
+                runner_dir: &runner_dir,
+                time_limit: lab.time_limit(options.time_limit),
+                miri: lab.miri.as_ref(),
+            }
+            .evaluate()?
+            .outcome;
+            rows.push(row(lab, "starter is red", expect(&lab.starter, &starter)));
+            if let Outcome::DoesNotCompile { rendered, .. } = &starter {
+                rows.push(row(
+                    lab,
+                    "starter error snapshot",
+                    snapshot(&solution_dir.join("starter.stderr"), rendered, bless),
+                ));
+            }
+        }
+        Job::Solution(lab) => {
+            let solution_dir = paths.solutions.join(&lab.slug);
+            if !solution_dir.is_dir() {
+                rows.push(row(
+                    lab,
+                    "solution exists",
+                    Err(format!("no {}", solution_dir.display())),
+                ));
+                return Ok(rows);
+            }
+            let manifest = read_toml(&solution_dir.join("Cargo.toml"))?;
+            let package = manifest["package"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let solved = Crate {
+                workspace: &paths.solutions,
+                package: &package,
+                target_dir: None,
+                crate_dir: &solution_dir,
+                forbid: &lab.forbid,
+                allowed_dependencies: None,
+                runner_dir: &runner_dir,
+                time_limit: lab.time_limit(options.time_limit),
+                miri: lab.miri.as_ref(),
+            }
+            .evaluate()?
+            .outcome;
+            rows.push(row(
+                lab,
+                "solution is green",
+                match &solved {
+                    Outcome::Done { .. } => Ok(solved.summary()),
+                    Outcome::BreaksLesson { total, .. } => {
+                        Ok(plural(*total, "test passes", "tests pass"))
+                    }
+                    _ => Err(failure_text(&solved)),
+                },
+            ));
+            // A learner's crate may name no dependency the solution does without (runner
+            // `check` says so); the starter must not either, or a right answer looks wrong.
+            let allowed = crate::labs::dependency_names(&manifest);
+            rows.push(row(
+                lab,
+                "starter needs no crate the solution lacks",
+                match crate::lesson::new_dependencies(&lab.dir, &allowed) {
+                    Ok(extra) if extra.is_empty() => Ok(format!("[{}]", allowed.join(", "))),
+                    Ok(extra) => Err(extra
+                        .iter()
+                        .map(|b| b.short())
+                        .collect::<Vec<_>>()
+                        .join("; ")),
+                    Err(e) => Err(e),
+                },
+            ));
+            if !lab.forbid.is_empty() {
+                rows.push(row(
+                    lab,
+                    "solution keeps the lesson",
+                    match &solved {
+                        Outcome::BreaksLesson { .. } => Err(failure_text(&solved)),
+                        _ => Ok(lesson_text(lab)),
+                    },
+                ));
+            }
+            rows.push(row(
+                lab,
+                "solution has no 'static",
+                no_static(&solution_dir, &manifest),
+            ));
+        }
+        Job::Variant(lab, folder, file) => {
+            let solution_dir = paths.solutions.join(&lab.slug);
+            if !solution_dir.is_dir() {
+                return Ok(rows);
+            }
+            let manifest = read_toml(&solution_dir.join("Cargo.toml"))?;
+            let name = file
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let verdict = if *folder == "wrong" { "red" } else { "green" };
+            let result = check_variant(paths, options, lab, &solution_dir, &manifest, file, folder);
+            rows.push(row(
+                lab,
+                &format!("{folder}/{name}.rs is {verdict}"),
+                result,
+            ));
         }
     }
     Ok(rows)
