@@ -39,7 +39,8 @@ usage: cargo labs [board]                show every lab and the next one to do
        cargo labs explain                the errors and panics the book explains, and where
        cargo labs verify [NN] [--bless] [--jobs N]
                                          maintainers: prove the lab contract (N checks
-                                         at once; default 3, or LABS_VERIFY_JOBS)
+                                         at once; default four per core, up to 8, or
+                                         LABS_VERIFY_JOBS; LABS_VERIFY_LANES builds)
        cargo labs explain --check        maintainers: the FAQ page agrees with explain.toml
 options:
        --plain              no colour, no drawing, one finding per line (also NO_COLOR)
@@ -157,9 +158,10 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             let rows = verify::verify(&paths, &options, &chosen(1)?, flag("--bless"), jobs)?;
             let failed = rows.iter().filter(|r| !r.ok).count();
             println!(
-                "\nverify: {}, {failed} failed, in {:.0} s ({jobs} at a time)",
+                "\nverify: {}, {failed} failed, in {:.0} s ({jobs} at a time, {} building)",
                 outcome::plural(rows.len(), "check", "checks"),
-                started.elapsed().as_secs_f64()
+                started.elapsed().as_secs_f64(),
+                verify::lanes().min(jobs)
             );
             println!("slowest: {}", verify::slowest(&rows));
             Ok(if failed == 0 {

@@ -45,13 +45,41 @@ enum Job<'a> {
     Variant(&'a Lab, &'static str, PathBuf),
 }
 
-/// How many jobs run at once: `--jobs N`, or `LABS_VERIFY_JOBS`, or 3.
+/// How many target folders the wrong answers are built in: one build at a time can run in
+/// each (cargo locks a target folder while it builds), and a build of one small crate keeps
+/// about one core busy. So one lane per core, up to 4 (`LABS_VERIFY_LANES` overrides);
+/// each lane but the first builds the dependencies once more.
+pub fn lanes() -> usize {
+    env_number("LABS_VERIFY_LANES").unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .clamp(1, 4)
+    })
+}
+
+/// How many jobs run at once: `--jobs N`, or `LABS_VERIFY_JOBS`, or four per lane, up to 8:
+/// while one builds, the others run their tests, which mostly wait (on sockets, timers,
+/// the watchdogs that catch a wrong answer's hang).
 pub fn default_jobs() -> usize {
-    std::env::var("LABS_VERIFY_JOBS")
+    env_number("LABS_VERIFY_JOBS").unwrap_or((4 * lanes()).min(8))
+}
+
+fn env_number(name: &str) -> Option<usize> {
+    std::env::var(name)
         .ok()
         .and_then(|v| v.trim().parse().ok())
         .filter(|&n| n > 0)
-        .unwrap_or(3)
+}
+
+/// The target folder of a lane: the workspace's own for lane 0, `target/verify-lane-N/` for
+/// the others.
+fn lane_target(paths: &Paths, lane: usize) -> PathBuf {
+    if lane == 0 {
+        paths.target.clone()
+    } else {
+        paths.target.join(format!("verify-lane-{lane}"))
+    }
 }
 
 pub fn verify(
@@ -75,16 +103,18 @@ pub fn verify(
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (tx, rx) = std::sync::mpsc::channel();
     let mut rows = Vec::new();
+    let lanes = lanes().min(jobs);
     std::thread::scope(|scope| -> Result<(), String> {
-        for _ in 0..jobs.clamp(1, plan.len().max(1)) {
+        for worker in 0..jobs.clamp(1, plan.len().max(1)) {
             let tx = tx.clone();
             let (plan, next) = (&plan, &next);
+            let target = lane_target(paths, worker % lanes.max(1));
             scope.spawn(move || {
                 loop {
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(job) = plan.get(k) else { break };
                     let started = std::time::Instant::now();
-                    let result = run_job(paths, options, job, bless);
+                    let result = run_job(paths, options, job, bless, &target);
                     let seconds = started.elapsed().as_secs_f64();
                     if tx.send((k, result, seconds)).is_err() {
                         break;
@@ -155,7 +185,14 @@ fn row(lab: &Lab, what: &str, result: Result<String, String>) -> Row {
     }
 }
 
-fn run_job(paths: &Paths, options: &Options, job: &Job, bless: bool) -> Result<Vec<Row>, String> {
+/// Runs one job; a wrong or alternative answer is built in `target` (its lane's folder).
+fn run_job(
+    paths: &Paths,
+    options: &Options,
+    job: &Job,
+    bless: bool,
+    target: &Path,
+) -> Result<Vec<Row>, String> {
     let runner_dir = paths.runner_dir();
     let mut rows = Vec::new();
     match job {
@@ -266,7 +303,14 @@ fn run_job(paths: &Paths, options: &Options, job: &Job, bless: bool) -> Result<V
                 .to_string_lossy()
                 .into_owned();
             let verdict = if *folder == "wrong" { "red" } else { "green" };
-            let result = check_variant(paths, options, lab, &solution_dir, &manifest, file, folder);
+            let result = check_variant(
+                paths,
+                options,
+                lab,
+                &solution_dir,
+                (&manifest, file, folder),
+                target,
+            );
             rows.push(row(
                 lab,
                 &format!("{folder}/{name}.rs is {verdict}"),
@@ -590,9 +634,8 @@ fn check_variant(
     options: &Options,
     lab: &Lab,
     solution_dir: &Path,
-    manifest: &toml::Table,
-    file: &Path,
-    folder: &str,
+    (manifest, file, folder): (&toml::Table, &Path, &str),
+    target: &Path,
 ) -> Result<String, String> {
     let name = &*file.file_stem().unwrap_or_default().to_string_lossy();
     let wrong = parse_wrong(&fs::read_to_string(file).map_err(|e| e.to_string())?)?;
@@ -624,7 +667,7 @@ fn check_variant(
     let outcome = Crate {
         workspace: &dir,
         package: &package,
-        target_dir: Some(paths.target.clone()),
+        target_dir: Some(target.to_path_buf()),
         crate_dir: &dir,
         forbid: &lab.forbid,
         allowed_dependencies: None,
@@ -763,10 +806,22 @@ fn wrong_manifest(
     // A workspace of its own, so the solutions workspace does not claim it.
     out.insert("workspace".into(), Value::Table(Table::new()));
     // The workspace's profiles too: the same settings build the dependencies once, into
-    // the same files in the shared target directory.
-    if let Some(profile) = ws.get("profile") {
-        out.insert("profile".into(), profile.clone());
+    // the same files in the shared target directory. The throwaway crate itself is built
+    // once and never edited: no incremental cache, and line tables instead of full debug
+    // info (a panic names its file and line either way), which halves its build.
+    let mut profile = ws
+        .get("profile")
+        .and_then(|p| p.as_table())
+        .cloned()
+        .unwrap_or_default();
+    let dev = profile
+        .entry("dev")
+        .or_insert_with(|| Value::Table(Table::new()));
+    if let Some(dev) = dev.as_table_mut() {
+        dev.insert("debug".into(), "line-tables-only".into());
+        dev.insert("incremental".into(), false.into());
     }
+    out.insert("profile".into(), Value::Table(profile));
     toml::to_string(&out).map_err(|e| e.to_string())
 }
 
