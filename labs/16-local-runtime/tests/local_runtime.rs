@@ -457,19 +457,37 @@ fn a_panic_in_a_request_reaches_whoever_awaits_serve() {
         let (probe, cache, backend) = setup();
         probe.panics_on.set(Some(13));
         let (sender, requests) = mpsc::channel(3);
-        let _values = [1, 13, 2].map(|key| ask(&sender, key));
-        drop(sender);
-
+        let start_at = Instant::now();
         // serve runs in a task of its own here, so that its panic can be looked at.
         let serving = spawn_serve(backend, &cache, requests, budget(3));
-        expect_the_backends_panic(
+        // Keys 1 and 13 at 0 ms (the load of key 13 panics at 10 ms), key 2 at 5 ms (its
+        // load would end at 15 ms), and then the channel closes: no more requests.
+        let _values = [ask(&sender, 1), ask(&sender, 13)];
+        sleep(5 * MS).await;
+        let mut value_2 = ask(&sender, 2);
+        drop(sender);
+
+        let at = expect_the_backends_panic(
             serving,
-            Instant::now(),
+            start_at,
             "a request's panic must reach whoever awaits serve, as the starter's \
              `.expect(\"a request panicked\")` made it (JoinSet::join_all re-raises it; a \
              loop over join_next must not drop the JoinError)",
         )
         .await;
+        assert_eq!(
+            at, 10,
+            "serve panicked at {at} ms, not at 10 ms when the load of key 13 panicked. Once \
+             the channel has closed, too, a panic comes out of serve the moment its task \
+             ends, and the requests still running stop with it; don't let them finish first"
+        );
+        sleep(10 * MS).await; // key 2's load would have ended at 15 ms
+        assert_eq!(
+            (probe.loads.now(), value_2.try_recv()),
+            (0, Err(TryRecvError::Closed)),
+            "(loads in flight, the answer for key 2) after serve panicked: the request for \
+             key 2 should have been stopped and dropped unanswered with it"
+        );
     });
 }
 
@@ -720,7 +738,10 @@ fn a_load_whose_client_left_still_counts_and_is_cached() {
         assert_eq!(
             (probe.loads.total(), probe.finished.get()),
             (2, 2),
-            "(loads started, finished): one each for keys 7 and 8, both run to the end"
+            "(loads started, finished): one each for keys 7 and 8, both run to the end. \
+             Key 8's client was gone before serve took its request, and it is served all \
+             the same: every request serve takes is looked up and counted, and a miss \
+             loaded and cached, whether or not its client still waits"
         );
         let mut want = entries(&[7, 8]);
         want.insert(9, "cached 9".into());
