@@ -11,7 +11,10 @@ from .common import ROOT, BenchError, say
 
 USAGE = """usage: scripts/bench [NAME...]     run the named benchmarks (all if none), rewrite their data
        scripts/bench --check        rebuild every chart from its committed JSON; fail if a committed
-                                    chart differs (runs no benchmark; scripts/test runs this)
+                                    chart differs, or if a benchmark's data is older than its code
+                                    (SOURCES) or the pinned toolchain (runs no benchmark; scripts/test
+                                    runs this)
+       scripts/bench --stale        only the second half: which data is older than its code
        scripts/bench --charts       rewrite every chart from its committed JSON (after changing
                                     how a benchmark draws its chart; runs no benchmark)
        scripts/bench --smoke NAME…  run tiny versions into a temporary folder, render their charts,
@@ -22,6 +25,9 @@ A benchmark NAME writes DATA/NAME.json (numbers and the machine) and DATA/NAME-c
 mermaid chart and a table generated from the JSON, which the page includes). Variants are
 measured in one invocation, in rounds whose order rotates, so comparisons never mix runs made
 at different times. BENCH_ROUNDS sets the number of rounds (each benchmark has its default).
+A run refuses to start when the load average is above 0.5, and writes nothing when other
+processes used more than half a core meanwhile: benchmarks are measured on a quiet machine,
+one at a time (BENCH_ALLOW_BUSY=1 overrides; the data records the load either way).
 The harness: scripts/benchlib/ (common.py, and one module per benchmark)."""
 
 
@@ -32,7 +38,7 @@ def benchmarks():
         if info.name in ("common", "__main__"):
             continue
         module = importlib.import_module("." + info.name, __package__)
-        for attr in ("NAME", "DATA", "ROUNDS", "run", "chart"):
+        for attr in ("NAME", "DATA", "ROUNDS", "SOURCES", "run", "chart"):
             if not hasattr(module, attr):
                 sys.exit("scripts/benchlib/%s.py has no %s (see common.py)" % (info.name, attr))
         if module.NAME.replace("-", "_") != info.name:
@@ -51,10 +57,21 @@ def run(module, smoke=False):
     rounds = int(os.environ.get("BENCH_ROUNDS") or (1 if smoke else module.ROUNDS))
     scratch = common.scratch_dir()
     try:
+        if not smoke:
+            common.refuse_if_busy(module.NAME)
         ctx = common.Run(module.NAME, rounds, smoke, scratch)
         if not smoke and ctx.machine.get("load_average") not in (None, "unknown"):
             say("%s: %d rounds, load average %s" % (module.NAME, rounds, ctx.machine["load_average"]))
-        data = module.run(ctx)
+        with common.QuietWatch() as watch:
+            data = module.run(ctx)
+        if not smoke:
+            data["provenance"] = common.provenance(module)
+            data["machine"]["others_max_cores"] = round(watch.others_max, 2)
+            if watch.others_max > common.BUSY_CORES and os.environ.get("BENCH_ALLOW_BUSY") != "1":
+                raise BenchError(
+                    "%s: other processes used %.2f cores during the run (more than %.1f): the "
+                    "numbers are not written; measure again on a quiet machine (BENCH_ALLOW_BUSY=1 "
+                    "writes them anyway)" % (module.NAME, watch.others_max, common.BUSY_CORES))
         json_path, chart_path = paths(module, scratch if smoke else None)
         json_path.parent.mkdir(parents=True, exist_ok=True)
         common.write_json(json_path, data)
@@ -70,8 +87,25 @@ def run(module, smoke=False):
         common.remove(scratch)
 
 
-def check(all_benchmarks, rewrite=False):
+def stale(all_benchmarks):
+    """The benchmarks whose committed data is older than their code or the pinned toolchain."""
+    found = []
+    for name, module in all_benchmarks.items():
+        json_path, _ = paths(module)
+        if json_path.exists():
+            why = common.staleness(module, common.read_json(json_path))
+            if why:
+                found.append((name, why))
+    return found
+
+
+def check(all_benchmarks, rewrite=False, freshness=True):
     bad, checked, pending = False, [], []
+    if freshness:
+        for name, why in stale(all_benchmarks):
+            print("%s's data is stale: %s. Run scripts/bench %s on a quiet machine."
+                  % (name, why, name), file=sys.stderr)
+            bad = True
     for name, module in all_benchmarks.items():
         json_path, chart_path = paths(module)
         if not json_path.exists():
@@ -104,9 +138,14 @@ def main(argv):
             print("%-12s %s" % (name, (module.__doc__ or "").strip().splitlines()[0]))
         return 0
     if argv[:1] == ["--check"]:
-        return check(all_benchmarks)
+        return check(all_benchmarks, freshness=os.environ.get("BENCH_CHECK_FRESH") == "1")
     if argv[:1] == ["--charts"]:
-        return check(all_benchmarks, rewrite=True)
+        return check(all_benchmarks, rewrite=True, freshness=False)
+    if argv[:1] == ["--stale"]:
+        found = stale(all_benchmarks)
+        for name, why in found:
+            print("%s: %s" % (name, why))
+        return 1 if found else 0
     smoke = argv[:1] == ["--smoke"]
     names = argv[1:] if smoke else argv
     if smoke and not names:

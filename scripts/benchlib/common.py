@@ -6,6 +6,9 @@ A benchmark is one module next to this one (see README, "Adding a benchmark"). I
     NAME = "zero-cost"             # scripts/bench NAME
     DATA = "src/part1/data"        # NAME.json and NAME-chart.md go here, next to the page
     ROUNDS = 31                    # default number of rounds (BENCH_ROUNDS overrides)
+    SOURCES = ["solutions/…"]      # the code that produces the numbers (files or folders):
+                                   # NAME.json records their hash and the toolchain, and
+                                   # `scripts/bench --check` fails once either changes
     def run(ctx: Run) -> dict:     # measure; return what NAME.json holds
     def chart(data: dict) -> str:  # the markdown the page includes, from NAME.json alone
 
@@ -83,6 +86,138 @@ def load_average():
         return float(Path("/proc/loadavg").read_text().split()[0])
     except (OSError, ValueError):
         return 0.0
+
+
+# --- What produced the data ------------------------------------------------------------------
+
+def toolchain():
+    """The channel rust-toolchain.toml pins (the compiler every benchmark is built with)."""
+    text = (ROOT / "rust-toolchain.toml").read_text()
+    found = re.search(r'^channel\s*=\s*"([^"]+)"', text, re.M)
+    return found.group(1) if found else "unknown"
+
+
+def sources_hash(sources):
+    """A SHA-256 over every file under SOURCES (paths relative to the repository), by name
+    and content, in a fixed order: it changes when the code that produces the numbers does."""
+    import hashlib
+    digest = hashlib.sha256()
+    files = []
+    for source in sources:
+        path = ROOT / source
+        if path.is_dir():
+            files += [p for p in path.rglob("*") if p.is_file() and "target" not in p.parts]
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise BenchError("SOURCES names %s, which does not exist" % source)
+    for f in sorted(set(files)):
+        digest.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def provenance(module):
+    """What the committed data must record, for `--check` to tell when it is stale."""
+    return {"sources": list(module.SOURCES), "sha256": sources_hash(module.SOURCES),
+            "toolchain": toolchain()}
+
+
+def staleness(module, data):
+    """Why DATA (the committed JSON) no longer describes what MODULE's code measures, or None."""
+    recorded = data.get("provenance")
+    if not recorded:
+        return "measured before scripts/bench recorded what produced its data"
+    now = provenance(module)
+    if recorded.get("toolchain") != now["toolchain"]:
+        return "measured with Rust %s; the pinned toolchain is %s" % (recorded.get("toolchain"), now["toolchain"])
+    if recorded.get("sources") != now["sources"] or recorded.get("sha256") != now["sha256"]:
+        return "its code changed since (%s)" % ", ".join(now["sources"])
+    return None
+
+
+# --- A quiet machine -------------------------------------------------------------------------
+
+BUSY_LOAD = 0.5       # the 1-minute load average above which a run does not start
+BUSY_CORES = 0.5      # other processes' CPU (in cores, over a few seconds) that ends a run
+
+
+def _cpu_jiffies():
+    """(busy, total) jiffies of every CPU, from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return sum(fields) - idle, sum(fields)
+
+
+def _tree_jiffies(root_pid):
+    """CPU jiffies used by ROOT_PID and every process under it, live or reaped (a reaped
+    child's time moves into its parent's cutime/cstime, so the sum is continuous)."""
+    parents, times = {}, {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        rest = stat[stat.rindex(")") + 2:].split()
+        parents[int(entry.name)] = int(rest[1])
+        times[int(entry.name)] = sum(int(x) for x in rest[11:15])
+    total = 0
+    for pid, t in times.items():
+        p = pid
+        while p and p != root_pid and p in parents:
+            p = parents[p]
+        if p == root_pid:
+            total += t
+    return total
+
+
+class QuietWatch:
+    """While a benchmark runs: how much CPU the rest of the machine uses, in cores, at most
+    over any window of WINDOW seconds. Linux only (elsewhere it records nothing)."""
+
+    WINDOW = 5.0
+
+    def __init__(self):
+        import threading
+        self.others_max = 0.0
+        self.available = Path("/proc/stat").exists()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self):
+        if self.available:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self.available:
+            self._thread.join()
+
+    def _watch(self):
+        import time
+        hz = os.sysconf("SC_CLK_TCK")
+        me = os.getpid()
+        busy0, _ = _cpu_jiffies()
+        mine0, t0 = _tree_jiffies(me), time.monotonic()
+        while not self._stop.wait(self.WINDOW):
+            busy1, _ = _cpu_jiffies()
+            mine1, t1 = _tree_jiffies(me), time.monotonic()
+            others = max(0, (busy1 - busy0) - (mine1 - mine0)) / hz / (t1 - t0)
+            self.others_max = max(self.others_max, others)
+            busy0, mine0, t0 = busy1, mine1, t1
+
+
+def refuse_if_busy(name):
+    """A benchmark measures on a quiet machine, one at a time: refuse to start when the load
+    average is above BUSY_LOAD (BENCH_ALLOW_BUSY=1 overrides: the data records the load)."""
+    load = load_average()
+    if load > BUSY_LOAD and os.environ.get("BENCH_ALLOW_BUSY") != "1":
+        raise BenchError(
+            "%s: the machine is busy (load average %.2f > %.1f). Other work skews every "
+            "benchmark (per-round ratios were seen to range 4x): measure on a quiet machine, "
+            "one benchmark at a time (BENCH_ALLOW_BUSY=1 measures anyway)." % (name, load, BUSY_LOAD))
 
 
 # --- A run -------------------------------------------------------------------------------

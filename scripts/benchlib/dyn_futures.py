@@ -10,6 +10,8 @@ from .common import (ROOT, BenchError, bar_chart, ceiling, divan_row, generated_
 NAME = "dyn-futures"
 DATA = "src/part5/data"
 ROUNDS = 15
+# The code that produces the numbers: the data records its hash (scripts/bench --check).
+SOURCES = ["solutions/benches/benches/dyn_futures.rs", "solutions/benches/benches/dyn_futures_jemalloc.rs", "solutions/benches/benches/common", "solutions/benches/src", "solutions/23-recycling-box/src"]
 
 VARIANTS = [("no_trait", "no trait object"), ("async_trait", "async-trait"),
             ("boxed", "plain box"), ("recycled", "recycling box")]

@@ -9,6 +9,8 @@ from .common import (BenchError, bar_chart, ceiling, divan_row, generated_by, me
 NAME = "fan-out"
 DATA = "src/part3/data"
 ROUNDS = 21
+# The code that produces the numbers: the data records its hash (scripts/bench --check).
+SOURCES = ["solutions/benches/benches/fan_out.rs", "solutions/benches/src", "solutions/13-local-scope/src"]
 
 VARIANTS = [("spawn_multi_thread", "spawn + Arc, 2 workers, from block_on"),
             ("spawn_in_task", "spawn + Arc, 2 workers, in a task"),

@@ -9,6 +9,8 @@ DATA = "src/part4/data"
 # The simulation is deterministic, so one round is the whole story; only the measured
 # length of a 10 µs sleep varies between runs.
 ROUNDS = 1
+# The code that produces the numbers: the data records its hash (scripts/bench --check).
+SOURCES = ["solutions/18-balancing/src", "solutions/18-balancing/examples/extrapolate.rs"]
 
 RUN = "cargo run --release -p balancing-solution --example extrapolate"
 

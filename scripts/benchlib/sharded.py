@@ -9,6 +9,8 @@ from .common import BenchError, bar_chart, ceiling, generated_by, measured_on, t
 NAME = "sharded"
 DATA = "src/part4/data"
 ROUNDS = 7
+# The code that produces the numbers: the data records its hash (scripts/bench --check).
+SOURCES = ["solutions/benches/benches/sharded.rs", "solutions/benches/src", "solutions/20-sharded-store/src"]
 
 # What every round runs, in rotating order: (variant, keys, work in ns per operation).
 VARIANTS = [

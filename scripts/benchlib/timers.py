@@ -9,6 +9,8 @@ from .common import (BenchError, bar_chart, ceiling, generated_by, measured_on, 
 NAME = "timers"
 DATA = "src/part5/data"
 ROUNDS = 15
+# The code that produces the numbers: the data records its hash (scripts/bench --check).
+SOURCES = ["solutions/benches/benches/timers.rs", "solutions/benches/src"]
 
 VARIANTS = [("std_mutex", "std Mutex in a sync callback"),
             ("tokio_mutex_channel", "tokio Mutex + channel"),

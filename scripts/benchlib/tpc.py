@@ -14,6 +14,8 @@ from .common import (BenchError, bar_chart, ceiling, generated_by, measured_on, 
 NAME = "tpc"
 DATA = "src/part4/data"
 ROUNDS = 3
+# The code that produces the numbers: the data records its hash (scripts/bench --check).
+SOURCES = ["solutions/tpc-bench", "solutions/19-tpc-server/src"]
 
 # The servers (solutions/tpc-bench, binary tpc-server), in the order of the tables.
 VARIANTS = [("work-stealing", "tokio work-stealing"), ("round-robin", "tokio round-robin"),

@@ -30,7 +30,8 @@ pub struct Request {
 
 /// The service's state: the cached values, and how requests were answered. A request
 /// that finds its key here is a hit; any other request is a miss, even if another
-/// request is already loading the same key.
+/// request is already loading the same key. A request counts when it looks the cache
+/// up: a miss stays a miss if its load is stopped, or if its client stops waiting.
 #[derive(Debug, Default)]
 pub struct Cache {
     pub entries: HashMap<u32, String>,

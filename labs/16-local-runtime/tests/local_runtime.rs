@@ -1,21 +1,28 @@
 //! Tests for lab 16, written once: labs/16-local-runtime and solutions/16-local-runtime
 //! both run this file. Every test runs on a `LocalRuntime` (one thread) in virtual time,
-//! under a wall-clock watchdog (`lab_support::paused_local`). The cache is an
-//! `Rc<RefCell<Cache>>` that the test owns; the backend is a fake whose futures keep an
-//! `Rc` across `.await`; the clients are tasks started with `spawn_local`. Nothing here
-//! is `Send`.
+//! under a wall-clock watchdog. The cache is an `Rc<RefCell<Cache>>` that the test owns;
+//! the backend is a fake whose futures keep an `Rc` across `.await`; the clients are
+//! tasks started with `spawn_local`. Nothing here is `Send`. `serve` runs under a poll
+//! budget, so a loop that polls instead of waiting fails at once instead of hanging.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::pin::Pin;
 use std::rc::Rc;
 use std::time::Duration;
 
-use lab_support::{Gauge, paused_local};
+use lab_support::alloc::{CountingAllocator, allocations, deallocations};
+use lab_support::{Gauge, PollBudget, within};
 use local_runtime::{Backend, Cache, Request, serve};
 use tokio::sync::oneshot::error::TryRecvError;
 use tokio::sync::{mpsc, oneshot};
-use tokio::task::spawn_local;
+use tokio::task::{JoinError, JoinHandle, spawn_local};
 use tokio::time::{Instant, sleep, sleep_until, timeout};
+
+// Counts allocations per thread: the test that serves thousands of requests measures
+// what stays allocated.
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 const MS: Duration = Duration::from_millis(1);
 /// How long the fake backend takes to load a value.
@@ -23,6 +30,29 @@ const LOAD: Duration = Duration::from_millis(10);
 /// How long a client waits for its value, and `serve` for its end, in virtual time:
 /// far more than any correct run needs. Past it, the test fails instead of hanging.
 const PATIENCE: Duration = Duration::from_secs(1);
+/// The wall-clock limit of one test: a correct run takes milliseconds.
+const WALL_LIMIT: Duration = Duration::from_secs(10);
+
+/// Runs the test body on a fresh thread, on a `LocalRuntime` with paused (virtual) time,
+/// under a wall-clock watchdog (`lab_support::within`).
+fn local_test<Fut: Future<Output = ()>>(make: impl FnOnce() -> Fut + Send + 'static) {
+    within(
+        WALL_LIMIT,
+        "the test's only thread is stuck, and virtual time stopped moving: some loop \
+         never waits. In a select! loop, the branch `done = tasks.join_next()` takes the \
+         None that an empty JoinSet returns at once, again and again: write \
+         `Some(done) = tasks.join_next()`, so that select! skips the branch while the set \
+         is empty. A loop over try_recv or try_join_next that never awaits spins the same way",
+        move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .start_paused(true)
+                .build_local(tokio::runtime::LocalOptions::default())
+                .expect("build a paused local runtime")
+                .block_on(make())
+        },
+    )
+}
 
 /// What the test watches, shared with the fake backend.
 #[derive(Default)]
@@ -35,6 +65,10 @@ struct Probe {
     held_borrow: Cell<bool>,
     /// The task each load ran in (`None`: in no task, inside `serve`'s own future).
     tasks: RefCell<Vec<Option<tokio::task::Id>>>,
+    /// The key whose load panics at its end, as a bug in a handler would.
+    panics_on: Cell<Option<u32>>,
+    /// Set when the fake backend is dropped.
+    backend_dropped: Cell<bool>,
 }
 
 /// What goes wrong when a `RefCell` borrow lives across an `.await`, and the fix.
@@ -42,6 +76,9 @@ const HELD_BORROW: &str = "the cache's RefCell is still borrowed while the backe
     awaited: a borrow is alive across an .await, so any other task that touches the cache \
     now panics with \"RefCell already borrowed\". Take what you need from the cache in a \
     block or a plain fn, let the borrow end, then .await";
+
+/// What the fake backend's panic says.
+const BUG: &str = "the backend's bug, on purpose";
 
 impl Probe {
     /// Fails the test first of all if the fake backend ever found the cache borrowed.
@@ -68,8 +105,18 @@ impl Backend for Fake {
         probe.tasks.borrow_mut().push(tokio::task::try_id());
         let _loading = probe.loads.enter();
         sleep(LOAD).await;
+        if probe.panics_on.get() == Some(key) {
+            panic!("key {key}: {BUG}");
+        }
         probe.finished.set(probe.finished.get() + 1);
         format!("value {key}")
+    }
+}
+
+/// The test sees when `serve` lets go of the backend.
+impl Drop for Fake {
+    fn drop(&mut self) {
+        self.probe.backend_dropped.set(true);
     }
 }
 // ANCHOR_END: fake
@@ -84,9 +131,47 @@ fn setup() -> (Rc<Probe>, Rc<RefCell<Cache>>, Fake) {
     (probe, cache, backend)
 }
 
-/// The one call into your code: the backend, the test's cache, and the requests.
-async fn serve_with(backend: Fake, cache: &Rc<RefCell<Cache>>, requests: mpsc::Receiver<Request>) {
-    serve(backend, Rc::clone(cache), requests).await;
+/// The one call into your code: the backend, a handle on the test's cache, and the
+/// requests; polled at most `budget` times (far more than a correct `serve` needs for
+/// the requests the test sends).
+fn serving(
+    backend: Fake,
+    cache: &Rc<RefCell<Cache>>,
+    requests: mpsc::Receiver<Request>,
+    budget: usize,
+) -> impl Future<Output = ()> + 'static {
+    let serving: Pin<Box<dyn Future<Output = ()>>> =
+        Box::pin(serve(backend, Rc::clone(cache), requests));
+    let watched = PollBudget::new(budget, "serve", serving);
+    async move {
+        watched.await;
+    }
+}
+
+/// `serve`, started as a local task of its own, so that the test can see it panic.
+fn spawn_serve(
+    backend: Fake,
+    cache: &Rc<RefCell<Cache>>,
+    requests: mpsc::Receiver<Request>,
+    budget: usize,
+) -> JoinHandle<()> {
+    spawn_local(serving(backend, cache, requests, budget))
+}
+
+/// Polls a correct `serve` may need for `requests` requests: about two each.
+fn budget(requests: usize) -> usize {
+    8 * requests + 32
+}
+
+/// What a panic said, to show it.
+fn panic_message(error: JoinError) -> String {
+    if !error.is_panic() {
+        return format!("{error}");
+    }
+    let payload = error.into_panic();
+    (payload.downcast_ref::<String>().cloned())
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "(a panic without a message)".into())
 }
 
 /// What one client got: its value (or why it has none), and when, in virtual ms.
@@ -114,12 +199,17 @@ struct Run {
     cache: Rc<RefCell<Cache>>,
 }
 
+/// Runs `serve` with the fake backend and a fresh cache; see [`run_on`].
+async fn run(asks: &[(u64, u32)]) -> Run {
+    run_on(setup(), asks).await
+}
+
 // ANCHOR: run
-/// Runs `serve` with the fake backend and a fresh cache, and one client task per
+/// Runs `serve` with the fake backend and the cache in `parts`, and one client task per
 /// `(at, key)`: at `at` ms it sends a request for `key`, then waits for the value. The
 /// channel closes once every client has sent its request.
-async fn run(asks: &[(u64, u32)]) -> Run {
-    let (probe, cache, backend) = setup();
+async fn run_on(parts: (Rc<Probe>, Rc<RefCell<Cache>>, Fake), asks: &[(u64, u32)]) -> Run {
+    let (probe, cache, backend) = parts;
     let (sender, requests) = mpsc::channel(asks.len());
     let start = Instant::now();
     let clients: Vec<_> = asks
@@ -145,11 +235,12 @@ async fn run(asks: &[(u64, u32)]) -> Run {
     drop(sender);
 
     let last = asks.iter().map(|&(at, _)| at).max().unwrap_or(0);
+    let mut serving = spawn_serve(backend, &cache, requests, budget(asks.len()));
     let served = async {
         let deadline = start + Duration::from_millis(last) + PATIENCE;
-        let serving = serve_with(backend, &cache, requests);
-        let done = tokio::time::timeout_at(deadline, serving).await;
-        done.ok().map(|()| start.elapsed().as_millis() as u64)
+        let done = tokio::time::timeout_at(deadline, &mut serving).await;
+        let at = start.elapsed().as_millis() as u64;
+        done.map(|ended| (ended, at))
     };
     let answered = async {
         let mut answers = Vec::new();
@@ -158,8 +249,19 @@ async fn run(asks: &[(u64, u32)]) -> Run {
         }
         answers
     };
-    let (returned, answers) = tokio::join!(served, answered);
+    let (served, answers) = tokio::join!(served, answered);
     probe.assert_no_held_borrow();
+    let returned = match served {
+        Ok((Ok(()), at)) => Some(at),
+        Ok((Err(error), at)) => panic!(
+            "serve panicked at {at} ms, and no request here panics: {}",
+            panic_message(error)
+        ),
+        Err(_) => {
+            serving.abort();
+            None
+        }
+    };
     Run {
         answers,
         returned,
@@ -179,9 +281,21 @@ fn entries(keys: &[u32]) -> HashMap<u32, String> {
     keys.iter().map(|&k| (k, format!("value {k}"))).collect()
 }
 
+/// Sends one request for `key` and returns the receiver of its answer.
+fn ask(sender: &mpsc::Sender<Request>, key: u32) -> oneshot::Receiver<String> {
+    let (reply, value) = oneshot::channel();
+    let sent = sender.try_send(Request { key, reply });
+    assert!(
+        sent.is_ok(),
+        "the request for key {key} could not be sent: serve no longer takes requests (it \
+         returned, panicked or dropped its receiver)"
+    );
+    value
+}
+
 #[test]
 fn a_miss_loads_then_a_hit_comes_from_the_cache() {
-    paused_local(|| async {
+    local_test(|| async {
         let run = run(&[(0, 1), (20, 1)]).await;
 
         assert_eq!(
@@ -204,10 +318,52 @@ fn a_miss_loads_then_a_hit_comes_from_the_cache() {
     });
 }
 
+// ANCHOR: hit
+#[test]
+fn a_hit_never_waits_for_loads_in_flight() {
+    local_test(|| async {
+        let (probe, cache, backend) = setup();
+        // Key 0 is in the cache before serve starts, with a value the backend never gives.
+        (cache.borrow_mut().entries).insert(0, "cached 0".into());
+        // 200 misses at 0 ms, loading until 10 ms; a hit for key 0 at 5 ms, in the middle
+        // of them; and one for key 1 at 12 ms, once its load has put it in the cache.
+        let mut asks: Vec<(u64, u32)> = (1..=200).map(|key| (0, key)).collect();
+        asks.extend([(5, 0), (12, 1)]);
+        let run = run_on((probe, cache, backend), &asks).await;
+
+        let hit = Answer {
+            key: 0,
+            value: Ok("cached 0".into()),
+            at: 5,
+        };
+        assert_eq!(
+            run.answers[200], hit,
+            "key 0 was in the cache before serve started, so the request for it at 5 ms is \
+             a hit: answered at 5 ms with the cached value, while 200 loads of other keys \
+             are in flight. A hit never waits for loads: take every request as it comes and \
+             start it at once, with no limit on the tasks in flight"
+        );
+        assert_eq!(
+            run.answers[201],
+            answer(1, 12),
+            "key 1 was loaded by 10 ms, so the request for it at 12 ms is a hit, answered at once"
+        );
+        assert_eq!(
+            run.probe.loads.total(),
+            200,
+            "the backend is called for the 200 misses only, never for a hit"
+        );
+        let (hits, misses, _) = stats(&run.cache);
+        assert_eq!((hits, misses), (2, 200), "(hits, misses)");
+        assert_eq!(run.returned, Some(12), "serve should return at 12 ms");
+    });
+}
+// ANCHOR_END: hit
+
 // ANCHOR: concurrently
 #[test]
 fn requests_are_served_concurrently() {
-    paused_local(|| async {
+    local_test(|| async {
         let asks: Vec<(u64, u32)> = (1..=100).map(|key| (0, key)).collect();
         let run = run(&asks).await;
 
@@ -234,7 +390,7 @@ fn requests_are_served_concurrently() {
 
 #[test]
 fn an_answer_does_not_wait_for_later_requests() {
-    paused_local(|| async {
+    local_test(|| async {
         let run = run(&[(0, 1), (50, 2)]).await;
 
         assert_eq!(
@@ -248,7 +404,7 @@ fn an_answer_does_not_wait_for_later_requests() {
 
 #[test]
 fn every_request_is_a_task_of_its_own() {
-    paused_local(|| async {
+    local_test(|| async {
         let run = run(&[(0, 1), (0, 2), (0, 3), (5, 4)]).await;
 
         let tasks = run.probe.tasks.take();
@@ -269,48 +425,125 @@ fn every_request_is_a_task_of_its_own() {
     });
 }
 
-/// A backend whose load of key 13 panics, as a bug in a handler would.
-struct Panicky;
-
-impl Backend for Panicky {
-    async fn load(&self, key: u32) -> String {
-        sleep(LOAD).await;
-        assert_ne!(key, 13, "the backend's bug, on purpose");
-        format!("value {key}")
+/// Waits (up to `PATIENCE`) for `serve`, run by `spawn_serve`, to end, and checks that it
+/// panicked with the backend's panic; returns when it did, in virtual ms from `since`.
+async fn expect_the_backends_panic(serving: JoinHandle<()>, since: Instant, why: &str) -> u64 {
+    let ended = timeout(PATIENCE, serving).await;
+    let at = since.elapsed().as_millis() as u64;
+    match ended {
+        Err(_) => panic!(
+            "1 s after the load of key 13 panicked, serve was still running as if nothing \
+             had happened: {why}"
+        ),
+        Ok(Ok(())) => panic!(
+            "the load of key 13 panicked, and serve returned at {at} ms as if all had gone \
+             well: {why}"
+        ),
+        Ok(Err(error)) => {
+            let message = panic_message(error);
+            assert!(
+                message.contains(BUG),
+                "serve should have panicked with the panic of the load of key 13 ({BUG}), \
+                 not with: {message}"
+            );
+            at
+        }
     }
 }
 
 #[test]
 fn a_panic_in_a_request_reaches_whoever_awaits_serve() {
-    paused_local(|| async {
-        let cache = Rc::new(RefCell::new(Cache::default()));
+    local_test(|| async {
+        let (probe, cache, backend) = setup();
+        probe.panics_on.set(Some(13));
         let (sender, requests) = mpsc::channel(3);
-        for key in [1, 13, 2] {
-            let (reply, _value) = oneshot::channel();
-            sender.try_send(Request { key, reply }).unwrap();
-        }
+        let start_at = Instant::now();
+        // serve runs in a task of its own here, so that its panic can be looked at.
+        let serving = spawn_serve(backend, &cache, requests, budget(3));
+        // Keys 1 and 13 at 0 ms (the load of key 13 panics at 10 ms), key 2 at 5 ms (its
+        // load would end at 15 ms), and then the channel closes: no more requests.
+        let _values = [ask(&sender, 1), ask(&sender, 13)];
+        sleep(5 * MS).await;
+        let mut value_2 = ask(&sender, 2);
         drop(sender);
 
-        // serve runs in a task of its own here, so that its panic can be looked at.
-        let serving = spawn_local(serve(Panicky, Rc::clone(&cache), requests));
-        let ended = timeout(PATIENCE, serving)
-            .await
-            .expect("serve did not return after 1 s");
-
-        let error = ended.expect_err(
-            "the load of key 13 panicked, and serve returned as if all had gone well: \
-             a request's panic must reach whoever awaits serve, as the starter's \
+        let at = expect_the_backends_panic(
+            serving,
+            start_at,
+            "a request's panic must reach whoever awaits serve, as the starter's \
              `.expect(\"a request panicked\")` made it (JoinSet::join_all re-raises it; a \
              loop over join_next must not drop the JoinError)",
+        )
+        .await;
+        assert_eq!(
+            at, 10,
+            "serve panicked at {at} ms, not at 10 ms when the load of key 13 panicked. Once \
+             the channel has closed, too, a panic comes out of serve the moment its task \
+             ends, and the requests still running stop with it; don't let them finish first"
         );
-        assert!(error.is_panic(), "serve should have panicked, not {error}");
+        sleep(10 * MS).await; // key 2's load would have ended at 15 ms
+        assert_eq!(
+            (probe.loads.now(), value_2.try_recv()),
+            (0, Err(TryRecvError::Closed)),
+            "(loads in flight, the answer for key 2) after serve panicked: the request for \
+             key 2 should have been stopped and dropped unanswered with it"
+        );
     });
 }
+
+// ANCHOR: panic_while_serving
+#[test]
+fn a_panic_while_serving_comes_out_of_serve_at_once() {
+    local_test(|| async {
+        let (probe, cache, backend) = setup();
+        probe.panics_on.set(Some(13));
+        let (sender, requests) = mpsc::channel(2);
+        let start_at = Instant::now();
+        let serving = spawn_serve(backend, &cache, requests, budget(2));
+        // Key 13 at 0 ms: its load panics at 10 ms. Key 1 at 3 ms: its load would end
+        // at 13 ms. The channel stays open: no request comes after the panic.
+        let _value_13 = ask(&sender, 13);
+        sleep(3 * MS).await;
+        let mut value_1 = ask(&sender, 1);
+
+        let at = expect_the_backends_panic(
+            serving,
+            start_at,
+            "a task's panic must come out of serve as soon as the task ends, even while \
+             the channel is open and no request comes. Collect each task as it ends \
+             (tokio::select! over requests.recv() and tasks.join_next()), and re-raise a \
+             JoinError with std::panic::resume_unwind(error.into_panic())",
+        )
+        .await;
+        assert_eq!(
+            at, 10,
+            "serve panicked at {at} ms, not at 10 ms when the load of key 13 panicked: it \
+             noticed only later. A server whose channel stays open may wait a long time \
+             for its next request; collect each task as it ends, not when a request comes \
+             or the channel closes"
+        );
+
+        sleep(10 * MS).await; // key 1's load would have ended at 13 ms
+        assert_eq!(
+            (probe.finished.get(), probe.loads.now()),
+            (0, 0),
+            "(loads finished, loads in flight) after serve panicked: the other requests \
+             stop with it (its JoinSet is dropped as the panic unwinds)"
+        );
+        assert_eq!(
+            value_1.try_recv(),
+            Err(TryRecvError::Closed),
+            "the request for key 1 should have been dropped unanswered when serve panicked"
+        );
+        drop(sender);
+    });
+}
+// ANCHOR_END: panic_while_serving
 
 // ANCHOR: interleaved
 #[test]
 fn no_borrow_of_the_cache_is_held_across_an_await() {
-    paused_local(|| async {
+    local_test(|| async {
         // Loads overlap: key 1 from 0 to 10 ms, key 2 and key 1 again from 5 to 15 ms
         // (a miss, since key 1 is not cached yet), key 3 from 16 to 26 ms. At 16 ms,
         // keys 1 and 2 are hits, while the cache is shared by every task in flight.
@@ -340,19 +573,14 @@ fn no_borrow_of_the_cache_is_held_across_an_await() {
 // ANCHOR: no_work_lost
 #[test]
 fn serve_returns_only_when_every_request_is_answered() {
-    paused_local(|| async {
+    local_test(|| async {
         let (probe, cache, backend) = setup();
         let (sender, requests) = mpsc::channel(5);
-        let mut values = Vec::new();
-        for key in 1..=5 {
-            let (reply, value) = oneshot::channel();
-            sender.try_send(Request { key, reply }).unwrap();
-            values.push(value);
-        }
+        let values: Vec<_> = (1..=5).map(|key| ask(&sender, key)).collect();
         drop(sender); // closed: five requests to serve, then no more
 
         let start = Instant::now();
-        let served = timeout(PATIENCE, serve_with(backend, &cache, requests)).await;
+        let served = timeout(PATIENCE, serving(backend, &cache, requests, budget(5))).await;
 
         probe.assert_no_held_borrow();
         assert!(served.is_ok(), "serve did not return after 1 s");
@@ -380,18 +608,13 @@ fn serve_returns_only_when_every_request_is_answered() {
 // ANCHOR: dropped
 #[test]
 fn dropping_serve_stops_its_requests() {
-    paused_local(|| async {
+    local_test(|| async {
         let (probe, cache, backend) = setup();
         let (sender, requests) = mpsc::channel(3);
-        let mut values = Vec::new();
-        for key in 1..=3 {
-            let (reply, value) = oneshot::channel();
-            sender.try_send(Request { key, reply }).unwrap();
-            values.push(value);
-        }
+        let values: Vec<_> = (1..=3).map(|key| ask(&sender, key)).collect();
         // `sender` stays open, so serve would wait for more requests. Stop it at 5 ms,
         // as a server stops at shutdown: by dropping its future.
-        let served = timeout(5 * MS, serve_with(backend, &cache, requests)).await;
+        let served = timeout(5 * MS, serving(backend, &cache, requests, budget(3))).await;
         probe.assert_no_held_borrow();
         assert!(served.is_err(), "serve returned while its channel was open");
         assert_eq!(
@@ -421,3 +644,222 @@ fn dropping_serve_stops_its_requests() {
     });
 }
 // ANCHOR_END: dropped
+
+// ANCHOR: stopped_load
+#[test]
+fn a_stopped_load_was_a_miss_and_caches_nothing() {
+    local_test(|| async {
+        let (probe, cache, backend) = setup();
+        (cache.borrow_mut().entries).insert(9, "cached 9".into());
+        let (sender, requests) = mpsc::channel(3);
+        let mut value_9 = ask(&sender, 9); // a hit
+        let _values = [ask(&sender, 1), ask(&sender, 2)]; // misses, loading until 10 ms
+        let served = timeout(5 * MS, serving(backend, &cache, requests, budget(3))).await;
+        probe.assert_no_held_borrow();
+        assert!(served.is_err(), "serve returned while its channel was open");
+        assert_eq!(
+            probe.loads.total(),
+            2,
+            "by 5 ms, the loads of keys 1 and 2 should both have started (they run concurrently)"
+        );
+        sleep(20 * MS).await;
+
+        assert_eq!(
+            value_9.try_recv(),
+            Ok("cached 9".into()),
+            "key 9 was in the cache: its request is answered at once, before serve is stopped"
+        );
+        let mut want = HashMap::new();
+        want.insert(9, "cached 9".to_string());
+        assert_eq!(
+            stats(&cache),
+            (1, 2, want),
+            "(hits, misses, entries) after serve was stopped at 5 ms, in the middle of the \
+             loads of keys 1 and 2. A request counts when it looks the cache up: keys 1 and \
+             2 found nothing there, so they are misses, even though their loads were \
+             stopped; count the miss at the lookup, before the load, not when the load \
+             ends. And a stopped load has no value to cache"
+        );
+        drop(sender);
+    });
+}
+// ANCHOR_END: stopped_load
+
+/// Fails the test, naming the mistake, if `serve` panicked.
+fn no_panic_when_clients_left(ended: Result<(), JoinError>) {
+    if let Err(error) = ended {
+        panic!(
+            "serve panicked when some clients had stopped waiting for their answers: {}. \
+             A client may go away; reply.send(value) then hands the value back in an Err, \
+             which is no bug of the server's: ignore it (`let _ = reply.send(value)`), \
+             don't unwrap it",
+            panic_message(error)
+        );
+    }
+}
+
+// ANCHOR: client_gone
+#[test]
+fn a_load_whose_client_left_still_counts_and_is_cached() {
+    local_test(|| async {
+        let (probe, cache, backend) = setup();
+        (cache.borrow_mut().entries).insert(9, "cached 9".into());
+        let (sender, requests) = mpsc::channel(4);
+        let start_at = Instant::now();
+        let mut serving = spawn_serve(backend, &cache, requests, budget(4));
+        // At 0 ms: key 7 for a client that gives up at 5 ms, in the middle of the load;
+        // keys 8 (a miss) and 9 (a hit) for clients that are gone before serve has them.
+        let value_7 = ask(&sender, 7);
+        drop([ask(&sender, 8), ask(&sender, 9)]);
+        sleep(5 * MS).await;
+        drop(value_7);
+        sleep(15 * MS).await;
+        if serving.is_finished() {
+            no_panic_when_clients_left(serving.await);
+            panic!("serve returned while its channel was open");
+        }
+        // At 20 ms, a client that waits: key 7 has been loaded and cached by now.
+        let again = timeout(PATIENCE, ask(&sender, 7)).await;
+        let at = start_at.elapsed().as_millis() as u64;
+        drop(sender);
+        let served = timeout(PATIENCE, &mut serving).await;
+        match served {
+            Ok(ended) => no_panic_when_clients_left(ended),
+            Err(_) => panic!("serve did not return 1 s after its channel closed"),
+        }
+        assert_eq!(
+            (again.map(|value| value.ok()), at),
+            (Ok(Some("value 7".into())), 20),
+            "(answer, virtual ms) of the request for key 7 at 20 ms: the load that started \
+             at 0 ms should have finished at 10 ms and been cached, though its client left \
+             at 5 ms, so this request is a hit, answered at once. A load once started is \
+             finished and cached: the next request for the key needs it"
+        );
+        assert_eq!(
+            (probe.loads.total(), probe.finished.get()),
+            (2, 2),
+            "(loads started, finished): one each for keys 7 and 8, both run to the end. \
+             Key 8's client was gone before serve took its request, and it is served all \
+             the same: every request serve takes is looked up and counted, and a miss \
+             loaded and cached, whether or not its client still waits"
+        );
+        let mut want = entries(&[7, 8]);
+        want.insert(9, "cached 9".into());
+        assert_eq!(
+            stats(&cache),
+            (2, 2, want),
+            "(hits, misses, entries): every request serve takes counts when it looks the \
+             cache up, whether or not its client still waits: key 9 a hit, keys 7 and 8 \
+             misses (both loaded and cached), key 7 at 20 ms a hit"
+        );
+    });
+}
+// ANCHOR_END: client_gone
+
+// ANCHOR: let_go
+#[test]
+fn serve_lets_go_of_the_backend_and_the_cache() {
+    local_test(|| async {
+        let leak = "Box::leak (a &'static that spawn_local accepts), mem::forget or \
+            ManuallyDrop keep it for ever, and a server that calls serve again leaks one \
+            every time. Share it with an Rc that serve owns and each task clones: the \
+            last of them to end drops it";
+
+        // serve returns: the channel closes with two requests loading.
+        let (probe, cache, backend) = setup();
+        let (sender, requests) = mpsc::channel(2);
+        let _values = [ask(&sender, 1), ask(&sender, 2)];
+        drop(sender);
+        let served = timeout(PATIENCE, serving(backend, &cache, requests, budget(2))).await;
+        probe.assert_no_held_borrow();
+        assert!(served.is_ok(), "serve did not return after 1 s");
+        assert!(
+            probe.backend_dropped.get(),
+            "serve returned, and the backend it was given was not dropped: something still \
+             owns it. {leak}"
+        );
+        assert_eq!(
+            Rc::strong_count(&cache),
+            1,
+            "serve returned, and it left {} more handle(s) on the test's cache alive. {leak}",
+            Rc::strong_count(&cache) - 1
+        );
+
+        // serve is dropped at 5 ms, in the middle of two loads.
+        let (probe, cache, backend) = setup();
+        let (sender, requests) = mpsc::channel(2);
+        let _values = [ask(&sender, 1), ask(&sender, 2)];
+        let served = timeout(5 * MS, serving(backend, &cache, requests, budget(2))).await;
+        assert!(served.is_err(), "serve returned while its channel was open");
+        sleep(MS).await; // the aborted tasks are dropped on the runtime's next turn
+        assert!(
+            probe.backend_dropped.get() && Rc::strong_count(&cache) == 1,
+            "serve was dropped at 5 ms, and 1 ms later the backend was {} and {} more \
+             handle(s) on the cache were alive: its tasks should have been stopped and \
+             dropped with it. {leak}",
+            if probe.backend_dropped.get() {
+                "dropped"
+            } else {
+                "not dropped"
+            },
+            Rc::strong_count(&cache) - 1
+        );
+        drop(sender);
+    });
+}
+// ANCHOR_END: let_go
+
+/// Blocks allocated and not yet freed by this thread so far.
+fn live_blocks() -> isize {
+    allocations() as isize - deallocations() as isize
+}
+
+// ANCHOR: pile_up
+#[test]
+fn finished_tasks_do_not_pile_up() {
+    local_test(|| async {
+        const FIRST: usize = 200;
+        const THEN: usize = 2_000;
+        let (probe, cache, backend) = setup();
+        let (sender, requests) = mpsc::channel(1);
+        let mut serving = spawn_serve(backend, &cache, requests, budget(FIRST + THEN));
+        // One client asks, waits for its answer, and asks again: one request in flight at
+        // a time, 2,200 in all, over 8 keys (8 misses, then hits).
+        let mut live_after_first = 0;
+        for n in 1..=FIRST + THEN {
+            let key = (n % 8) as u32;
+            let (reply, value) = oneshot::channel();
+            let sent = sender.send(Request { key, reply }).await;
+            assert!(sent.is_ok(), "serve stopped taking requests");
+            let value = timeout(PATIENCE, value).await;
+            assert_eq!(
+                value.ok().and_then(Result::ok),
+                Some(format!("value {key}")),
+                "request {n} (key {key}) got no answer"
+            );
+            if n == FIRST {
+                live_after_first = live_blocks();
+            }
+        }
+        let grew = live_blocks() - live_after_first;
+        drop(sender);
+        let served = timeout(PATIENCE, &mut serving).await;
+        probe.assert_no_held_borrow();
+        assert!(
+            matches!(served, Ok(Ok(()))),
+            "serve did not return normally after the channel closed"
+        );
+        assert!(
+            grew < 100,
+            "serve answered 2,000 requests one after another, never more than one in \
+             flight, and {grew} more blocks of memory were allocated at the end than at \
+             the start: about {} per request served. A finished task stays in its JoinSet \
+             (or its JoinHandle, or whatever keeps a handle on it) until it is collected; \
+             a server that runs for days must not keep one per request it ever served. \
+             Collect each task as it ends (join_next in the loop that takes the requests), \
+             and keep nothing else per request",
+            grew / THEN as isize
+        );
+    });
+}
+// ANCHOR_END: pile_up

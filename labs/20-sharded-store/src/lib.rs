@@ -9,12 +9,17 @@
 //! and pass: one thread per shard, each with its own local runtime and its own slice in
 //! an `Rc<RefCell<_>>`; every key owned by one shard; calls to other shards sent as
 //! messages on bounded queues; no `Arc`, no `Mutex`, no `tokio::spawn`, no `'static`.
+//! The messages and the queues are given, below the public part: your work is the rest.
 //! Task and hints: README.md next to this file.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::error::Error;
 use std::fmt;
 use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc::error::TrySendError;
+use tokio::sync::{mpsc, oneshot};
 
 // ANCHOR: api
 /// How many shards, and how many requests each shard's queue holds.
@@ -75,6 +80,84 @@ impl fmt::Display for StoreError {
 
 impl Error for StoreError {}
 // ANCHOR_END: api
+
+// ANCHOR: given
+// Given: the messages and the queues, as the chapter builds them, so that the lab is about
+// who owns what rather than about plumbing. Use them as they are, or change them.
+
+// ANCHOR: request
+/// What travels to a shard: owned data, and a oneshot sender for the answer. All of it
+/// is `Send`; the slice itself never travels.
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
+enum Request {
+    Get {
+        key: String,
+        reply: oneshot::Sender<Option<String>>,
+    },
+    Put {
+        key: String,
+        value: String,
+        reply: oneshot::Sender<Option<String>>,
+    },
+    Len {
+        reply: oneshot::Sender<usize>,
+    },
+}
+
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
+impl Request {
+    /// Serves the request on the owner's slice and sends the answer. A caller that
+    /// stopped waiting has dropped its receiver: that answer goes nowhere, which is fine.
+    fn serve(self, slice: &RefCell<impl Slice>) {
+        match self {
+            Request::Get { key, reply } => {
+                let _ = reply.send(slice.borrow().get(&key));
+            }
+            Request::Put { key, value, reply } => {
+                let _ = reply.send(slice.borrow_mut().put(key, value));
+            }
+            Request::Len { reply } => {
+                let _ = reply.send(slice.borrow().len());
+            }
+        }
+    }
+}
+// ANCHOR_END: request
+
+// ANCHOR: queue
+/// The sending end of a shard's queue, and the shard's end.
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
+type Queue = mpsc::Sender<Request>;
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
+type Inbox = mpsc::Receiver<Request>;
+
+/// A shard's queue: bounded, so a shard that falls behind cannot take in requests
+/// without limit.
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
+fn queue(capacity: usize) -> (Queue, Inbox) {
+    mpsc::channel(capacity)
+}
+
+/// Puts a request on `shard`'s queue, or says at once why it cannot: the queue is full
+/// (the call is shed), or closed (the shard has stopped).
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
+fn offer(queue: &Queue, shard: usize, request: Request) -> Result<(), StoreError> {
+    queue.try_send(request).map_err(|error| match error {
+        TrySendError::Full(_) => StoreError::Busy(shard),
+        TrySendError::Closed(_) => StoreError::Down(shard),
+    })
+}
+// ANCHOR_END: queue
+
+// ANCHOR: wait
+/// The answer to a request sent to `shard`. If the shard drops the request unanswered
+/// (it stopped, or panicked while serving it), the oneshot says so: an error, not a hang.
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
+async fn wait<T>(shard: usize, answer: oneshot::Receiver<T>) -> Result<T, StoreError> {
+    answer.await.map_err(|_| StoreError::Down(shard))
+}
+// ANCHOR_END: wait
+// ANCHOR_END: given
 
 // ANCHOR: starter
 /// The shard that owns `key`, out of `shards`: the same answer on every thread.

@@ -4,39 +4,211 @@
 //! Every test hands `run` a slice of its own, a `Probe`: a map that records, for every
 //! operation, which shard and which thread served it, and that holds an `Rc` (so it is
 //! not `Send`) and a reference to the test's log (so it is not `'static`). The apps are
-//! the test's clients, one per shard, running on the shards' threads. Each test runs
-//! under a wall-clock watchdog, so a wrong answer that hangs fails instead. On the
-//! test's side, locks are fine: the lesson applies to the store, not to its probes.
+//! the test's clients, one per shard, running on the shards' threads. A key that starts
+//! with "stall" holds its shard's thread still inside the slice until the app that asked
+//! lets go, so a test can fill a queue, or keep every answer back, at a moment it picks.
+//!
+//! A wrong answer fails fast for the reason it is wrong, never hangs: once every app has
+//! finished, `run` has `STOP_LIMIT` to return (a store that never stops trips the test
+//! then, with the likely cause), and each test runs under a wall-clock net, `LIMIT`. On
+//! the test's side, locks are fine: the lesson applies to the store, not to its probes.
 #![allow(
     clippy::disallowed_types,
-    reason = "the probes log from every shard's thread: the test's locks, not the store's"
+    reason = "the probes log from every shard's thread: the test's locks and Arc, not the store's"
 )]
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::sync::{Mutex, mpsc as std_mpsc};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::sync::mpsc::{self as std_mpsc, RecvTimeoutError};
+use std::sync::{Arc, Condvar, Mutex};
+use std::task::{Context, Poll, Waker};
 use std::thread::{self, ThreadId};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::FutureExt;
-use futures::future::join_all;
+use futures::future::{join_all, poll_fn};
+use lab_support::{OsThread, Tripwire};
 use sharded_store::{Config, Slice, Store, StoreError, run, shard_for};
-use tokio::sync::{Notify, watch};
+use tokio::sync::watch;
 
-/// Each test's wall-clock limit. Correct runs take milliseconds even on a busy
-/// machine; the limit only turns a hang into a failure.
-const LIMIT: Duration = Duration::from_secs(10);
+/// Each test's wall-clock net. Correct runs take milliseconds even on a busy machine; the
+/// tests' own checks fail a wrong answer long before this.
+const LIMIT: Duration = Duration::from_secs(5);
 
-fn watchdog<T: Send + 'static>(why: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+/// How long `run` may take to return once every app has finished: the shards only have
+/// to see their queues close, and their threads to end.
+const STOP_LIMIT: Duration = Duration::from_secs(1);
+
+thread_local! {
+    /// The running test's watchdog, which `Shutdown` trips when the store never stops.
+    static TRIPWIRE: RefCell<Option<Tripwire>> = const { RefCell::new(None) };
+}
+
+/// Runs a test body on a thread of its own, under the wall-clock net.
+fn store_test<T: Send + 'static>(why: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
     let why = format!(
-        "{why}. Common causes: a `Store` handle (a sender) kept alive where no app owns it, \
-         so the queues never close and the shards never stop; a shard that waits for its \
-         own app before serving others; a gather that waits for an answer nobody will send"
+        "{why}. Common causes: a shard that waits for its own app before serving others; \
+         a call whose answer never comes (a request dropped while its sender is kept); a \
+         shard's thread held still on the thread of the app that must let it go"
     );
-    lab_support::within(LIMIT, &why, f)
+    lab_support::within_tripwire(LIMIT, &why, move |tripwire| {
+        TRIPWIRE.set(Some(tripwire));
+        f()
+    })
+}
+
+/// Polls of an app that waits while nothing is sent to its shard: one, and one when the
+/// wait ends, with room to spare. A shard that waits for its queue wakes its task once
+/// for every request, and once when the queue closes.
+const IDLE_POLLS: usize = 10;
+
+/// Watches a store through a test. Wrap the apps with [`Shutdown::apps`] and call
+/// [`Shutdown::returned`] once `run` returns. Two checks, each failing the test at once
+/// with the likely cause:
+///
+/// - the start line: every app first waits until every shard's thread has gone to sleep
+///   (Linux; elsewhere it goes on at once), counting its polls, so a shard that never
+///   sleeps is caught before it can slow the test down;
+/// - the finish: once the last app has ended, `run` has `STOP_LIMIT` to return.
+struct Shutdown {
+    ended: std_mpsc::Sender<()>,
+    returned: std_mpsc::Sender<()>,
+    /// Each app's thread, once it waits at the start line.
+    waiting: std_mpsc::Sender<Option<OsThread>>,
+    start: Arc<StartLine>,
+    tripwire: Tripwire,
+}
+
+/// Opened by the watch once every shard's thread sleeps: the store is idle.
+#[derive(Default)]
+struct StartLine {
+    open: AtomicBool,
+    wakers: Mutex<Vec<Waker>>,
+}
+
+impl Shutdown {
+    fn watch(shards: usize) -> Shutdown {
+        let tripwire = TRIPWIRE
+            .with_borrow(Clone::clone)
+            .expect("Shutdown::watch runs inside store_test");
+        let (ended, apps_ended) = std_mpsc::channel();
+        let (returned, run_returned) = std_mpsc::channel();
+        let (waiting, apps_waiting) = std_mpsc::channel::<Option<OsThread>>();
+        let start = Arc::new(StartLine::default());
+        let (trip, line) = (tripwire.clone(), Arc::clone(&start));
+        thread::spawn(move || {
+            // The start line: every app waits, and every thread they run on sleeps.
+            let threads: Vec<_> = apps_waiting.iter().take(shards).collect();
+            let asleep = |thread: &Option<OsThread>| {
+                thread.is_none_or(|thread| thread.asleep() != Some(false))
+            };
+            let deadline = Instant::now() + LIMIT;
+            while !threads.iter().all(asleep) && Instant::now() < deadline {
+                thread::sleep(Duration::from_micros(100));
+            }
+            line.open.store(true, SeqCst);
+            line.wakers.lock().unwrap().drain(..).for_each(Waker::wake);
+            // The finish.
+            for _ in 0..shards {
+                if apps_ended.recv().is_err() {
+                    return; // the test is over
+                }
+            }
+            if let Err(RecvTimeoutError::Timeout) = run_returned.recv_timeout(STOP_LIMIT) {
+                trip.trip(format!(
+                    "every app had finished, but run had not returned {STOP_LIMIT:?} later: \
+                     the shards never stopped. A shard's loop ends when every sender of its \
+                     queue is gone and the queue is empty, so something still holds a \
+                     sender: a `Store` that a shard's thread keeps next to the one it gives \
+                     its app, a sender `run` kept, or a loop that goes on after recv() says \
+                     None"
+                ));
+            }
+        });
+        Shutdown {
+            ended,
+            returned,
+            waiting,
+            start,
+            tripwire,
+        }
+    }
+
+    /// The app, behind the start line, telling this watch when each copy of it ends (or
+    /// is dropped, by a panic).
+    fn apps<'a, 't, F: Future>(
+        &'a self,
+        app: impl Fn(Store<Probe<'t>>) -> F + Sync + 'a,
+    ) -> impl Fn(Store<Probe<'t>>) -> Watched<'a, F> + Sync + 'a {
+        move |store| Watched {
+            shard: store.shard(),
+            app: Box::pin(app(store)),
+            watch: self,
+            idle_polls: 0,
+            started: false,
+            _ended: Ended(&self.ended),
+        }
+    }
+
+    fn returned(self) {
+        let _ = self.returned.send(());
+    }
+}
+
+/// One app, watched: it waits at the start line, then runs, and says when it ends.
+struct Watched<'a, F> {
+    shard: usize,
+    app: Pin<Box<F>>,
+    watch: &'a Shutdown,
+    idle_polls: usize,
+    started: bool,
+    _ended: Ended<'a>,
+}
+
+impl<F: Future> Future for Watched<'_, F> {
+    type Output = F::Output;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.get_mut();
+        let start = &this.watch.start;
+        if !this.started {
+            if this.idle_polls == 0 {
+                let _ = this.watch.waiting.send(OsThread::current());
+            }
+            this.idle_polls += 1;
+            if !start.open.load(SeqCst) {
+                if this.idle_polls > IDLE_POLLS {
+                    let why = format!(
+                        "while the store was idle, before the test had sent anything, shard \
+                         {}'s app was polled {} times and the shards' threads never all went \
+                         to sleep: something wakes the shard again and again. A shard's loop \
+                         that polls its queue (try_recv in a loop, with yield_now between) \
+                         keeps its thread busy for nothing; await recv(), which wakes the \
+                         shard only when a request comes or the queue closes",
+                        this.shard, this.idle_polls
+                    );
+                    this.watch.tripwire.trip(why.clone());
+                    panic!("{why}");
+                }
+                start.wakers.lock().unwrap().push(cx.waker().clone());
+                if !start.open.load(SeqCst) {
+                    return Poll::Pending;
+                }
+            }
+            this.started = true;
+        }
+        this.app.as_mut().poll(cx)
+    }
+}
+
+struct Ended<'a>(&'a std_mpsc::Sender<()>);
+
+impl Drop for Ended<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
+    }
 }
 
 // ANCHOR: probe
@@ -58,10 +230,10 @@ struct Log {
     built: Mutex<Vec<(usize, ThreadId)>>,
     dropped: Mutex<Vec<(usize, ThreadId)>>,
     ops: Mutex<Vec<Op>>,
-    /// A put on a key that starts with "stall" blocks its shard's thread: it tells
-    /// `stalled`, then waits until the test sends on `release` (at most 30 s).
-    stalled: Notify,
-    release: Mutex<Option<std_mpsc::Receiver<()>>>,
+    /// The shard of every slice's `len()`, in the order they were counted.
+    counted: Mutex<Vec<usize>>,
+    /// Shards held still: see `Stalls`.
+    stalls: Stalls,
 }
 
 /// The slice the tests hand to `run`: a map that writes down every operation.
@@ -109,9 +281,7 @@ impl Slice for Probe<'_> {
             panic!("the test's slice panics on purpose (shard {})", self.shard);
         }
         if key.starts_with("stall") {
-            self.log.stalled.notify_one();
-            let release = self.log.release.lock().unwrap().take();
-            let _ = release.map(|r| r.recv_timeout(Duration::from_secs(30)));
+            self.log.stalls.stall(self.shard);
         }
         let old = self.map.insert(key.clone(), value.clone());
         self.record(&key, Some(&value));
@@ -119,6 +289,7 @@ impl Slice for Probe<'_> {
     }
 
     fn len(&self) -> usize {
+        self.log.counted.lock().unwrap().push(self.shard);
         self.map.len()
     }
 }
@@ -130,6 +301,70 @@ impl Drop for Probe<'_> {
     }
 }
 // ANCHOR_END: probe
+
+/// Shards a test holds still. A put on a key that starts with "stall" blocks its shard's
+/// thread inside the slice, so its queue fills and nothing it owes is answered, until
+/// the app that holds the `Hold` lets go (or drops it, also by panicking).
+#[derive(Default)]
+struct Stalls {
+    /// How many shards are held now.
+    held: watch::Sender<usize>,
+    let_go: Mutex<bool>,
+    go: Condvar,
+    /// The thread of the app holding the shards: a shard held on it could never go on.
+    holder: Mutex<Option<ThreadId>>,
+}
+
+impl Stalls {
+    /// Called by the app that will hold shards still; lets them go when dropped.
+    fn hold(&self) -> Hold<'_> {
+        *self.holder.lock().unwrap() = Some(thread::current().id());
+        Hold(self)
+    }
+
+    /// Waits until `n` shards are held.
+    async fn until_held(&self, n: usize) {
+        let _ = self.held.subscribe().wait_for(|&held| held >= n).await;
+    }
+
+    /// On a shard's thread, inside its slice: waits to be let go.
+    fn stall(&self, shard: usize) {
+        assert_ne!(
+            *self.holder.lock().unwrap(),
+            Some(thread::current().id()),
+            "shard {shard}'s slice was held still on the very thread of the app that must \
+             let it go, so neither could ever go on: two shards share a thread. Each shard \
+             needs a thread of its own (std::thread::scope), with its own runtime"
+        );
+        self.held.send_modify(|held| *held += 1);
+        let let_go = self.let_go.lock().unwrap();
+        let (let_go, waited) = self
+            .go
+            .wait_timeout_while(let_go, LIMIT, |let_go| !*let_go)
+            .unwrap();
+        drop(let_go);
+        assert!(
+            !waited.timed_out(),
+            "the test never let shard {shard} go on: the app holding it is stuck"
+        );
+    }
+}
+
+/// Lets every held shard go on, at the latest when dropped.
+struct Hold<'a>(&'a Stalls);
+
+impl Hold<'_> {
+    fn let_go(&self) {
+        *self.0.let_go.lock().unwrap() = true;
+        self.0.go.notify_all();
+    }
+}
+
+impl Drop for Hold<'_> {
+    fn drop(&mut self) {
+        self.let_go();
+    }
+}
 
 /// The first `count` keys `{prefix}{i}` that `shard_for` gives to `shard`.
 fn keys_on(shard: usize, shards: usize, prefix: &str, count: usize) -> Vec<String> {
@@ -161,7 +396,7 @@ async fn until(done: &watch::Sender<bool>) {
 
 #[test]
 fn shard_for_is_the_same_on_every_thread() {
-    watchdog("shard_for did not return", || {
+    store_test("shard_for did not return", || {
         let keys: Vec<String> = (0..1000).map(|i| format!("user:{i}")).collect();
         let here: Vec<usize> = keys.iter().map(|k| shard_for(k, 4)).collect();
         let others: Vec<Vec<usize>> = thread::scope(|s| {
@@ -193,7 +428,7 @@ fn shard_for_is_the_same_on_every_thread() {
 
 #[test]
 fn shard_for_spreads_keys_over_every_shard() {
-    watchdog("shard_for did not return", || {
+    store_test("shard_for did not return", || {
         for shards in [2, 3, 4, 7] {
             let mut count = vec![0usize; shards];
             for i in 0..10_000 {
@@ -214,7 +449,7 @@ fn shard_for_spreads_keys_over_every_shard() {
 // ANCHOR: owner
 #[test]
 fn every_key_is_served_by_its_owner_and_seen_by_every_shard() {
-    watchdog("the store did not finish", || {
+    store_test("the store did not finish", || {
         const SHARDS: usize = 4;
         let log = Log::default();
         let keys: Vec<String> = (0..200).map(|i| format!("k{i}")).collect();
@@ -226,10 +461,11 @@ fn every_key_is_served_by_its_owner_and_seen_by_every_shard() {
             shards: SHARDS,
             queue: 64,
         };
+        let shutdown = Shutdown::watch(config.shards);
         let got = run(
             &config,
             |shard| Probe::new(shard, log),
-            move |store: Store<Probe>| async move {
+            shutdown.apps(move |store: Store<Probe>| async move {
                 let me = store.shard();
                 // Each app writes a quarter of the keys, wherever they live...
                 let mut wrote = Vec::new();
@@ -247,8 +483,9 @@ fn every_key_is_served_by_its_owner_and_seen_by_every_shard() {
                 }
                 until(done).await;
                 (me, wrote, read)
-            },
+            }),
         );
+        shutdown.returned();
         let got = got.expect("run returned an error");
         // The apps' results come back in shard order.
         let order: Vec<usize> = got.iter().map(|(me, _, _)| *me).collect();
@@ -312,7 +549,7 @@ fn every_key_is_served_by_its_owner_and_seen_by_every_shard() {
 
 #[test]
 fn a_call_for_a_key_this_shard_owns_is_served_on_the_spot() {
-    watchdog("the store did not finish", || {
+    store_test("the store did not finish", || {
         const SHARDS: usize = 3;
         let log = Log::default();
         let (done, _) = watch::channel(false);
@@ -322,10 +559,11 @@ fn a_call_for_a_key_this_shard_owns_is_served_on_the_spot() {
             shards: SHARDS,
             queue: 64,
         };
+        let shutdown = Shutdown::watch(config.shards);
         let got = run(
             &config,
             |shard| Probe::new(shard, log),
-            move |store: Store<Probe>| async move {
+            shutdown.apps(move |store: Store<Probe>| async move {
                 let me = store.shard();
                 let mut misses = Vec::new();
                 for key in keys_on(me, SHARDS, &format!("local-{me}-"), 20) {
@@ -351,8 +589,9 @@ fn a_call_for_a_key_this_shard_owns_is_served_on_the_spot() {
                 }
                 until(done).await;
                 misses
-            },
+            }),
         );
+        shutdown.returned();
         for (shard, misses) in got.expect("run returned an error").iter().enumerate() {
             assert!(
                 misses.is_empty(),
@@ -372,7 +611,7 @@ fn a_call_for_a_key_this_shard_owns_is_served_on_the_spot() {
 // ANCHOR: order
 #[test]
 fn each_key_sees_one_order_under_concurrent_clients() {
-    watchdog("the store did not finish", || {
+    store_test("the store did not finish", || {
         const SHARDS: usize = 3;
         const CLIENTS: usize = 6;
         const STEPS: usize = 30;
@@ -386,10 +625,11 @@ fn each_key_sees_one_order_under_concurrent_clients() {
             shards: SHARDS,
             queue: 64,
         };
+        let shutdown = Shutdown::watch(config.shards);
         let got = run(
             &config,
             |shard| Probe::new(shard, log),
-            move |store: Store<Probe>| async move {
+            shutdown.apps(move |store: Store<Probe>| async move {
                 let me = store.shard();
                 let seen = RefCell::new(Vec::new());
                 // Six clients per shard, all at once, on the same few keys.
@@ -411,8 +651,9 @@ fn each_key_sees_one_order_under_concurrent_clients() {
                 }
                 until(done).await;
                 seen.into_inner()
-            },
+            }),
         );
+        shutdown.returned();
         let got = got.expect("run returned an error");
 
         // Each key's history: the puts its owner's slice applied, in the order applied.
@@ -477,12 +718,89 @@ fn each_key_sees_one_order_under_concurrent_clients() {
 }
 // ANCHOR_END: order
 
+// ANCHOR: fifo
+#[test]
+fn a_shard_serves_its_queue_first_come_first_served() {
+    store_test("the store did not finish", || {
+        const SENT: usize = 8;
+        let log = Log::default();
+        let (done, _) = watch::channel(false);
+        let (log, done) = (&log, &done);
+        let config = Config {
+            shards: 2,
+            queue: 16,
+        };
+        let shutdown = Shutdown::watch(config.shards);
+        let got = run(
+            &config,
+            |shard| Probe::new(shard, log),
+            shutdown.apps(move |store: Store<Probe>| async move {
+                if store.shard() == 0 {
+                    until(done).await;
+                    return None;
+                }
+                let _done = SetOnDrop(done);
+                // Shard 1 holds shard 0's thread still inside its slice...
+                let hold = log.stalls.hold();
+                let stall_key = &keys_on(0, 2, "stall-", 1)[0];
+                let mut stall = pin!(store.put(stall_key, "x"));
+                tokio::select! {
+                    early = &mut stall => panic!("the stalling put returned early: {early:?}"),
+                    () = log.stalls.until_held(1) => {}
+                }
+                // ...sends it eight puts to one key and then a get, all at once, so that
+                // they wait in its queue in that order, and lets it go on.
+                let key = &keys_on(0, 2, "fifo-", 1)[0];
+                let values: Vec<String> = (1..=SENT).map(|i| format!("v{i}")).collect();
+                let puts = join_all(values.iter().map(|value| store.put(key, value)));
+                let let_go = async {
+                    tokio::task::yield_now().await;
+                    hold.let_go();
+                };
+                let (_, puts, get, ()) = futures::join!(stall, puts, store.get(key), let_go);
+                Some((key.clone(), puts, get))
+            }),
+        );
+        shutdown.returned();
+        let (key, puts, get) = got.expect("run returned an error")[1].clone().unwrap();
+        let applied: Vec<String> = log
+            .ops
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|op| op.key == key)
+            .filter_map(|op| op.put.clone())
+            .collect();
+        let sent: Vec<String> = (1..=SENT).map(|i| format!("v{i}")).collect();
+        assert_eq!(
+            applied, sent,
+            "shard 0 had eight puts to {key:?} waiting in its queue, sent v1 to v8 in that \
+             order, and applied them in another: a shard serves its queue first come, first \
+             served (one recv() at a time, or a batch in the order it came), or a client's \
+             earlier write lands after its later one"
+        );
+        let olds: Vec<_> = (0..SENT)
+            .map(|i| Ok((i > 0).then(|| format!("v{i}"))))
+            .collect();
+        assert_eq!(
+            puts, olds,
+            "each put's answer is the value sent just before it"
+        );
+        assert_eq!(
+            get,
+            Ok(Some(format!("v{SENT}"))),
+            "a get queued after the eight puts sees the last of them"
+        );
+    });
+}
+// ANCHOR_END: fifo
+
 // ---- Scatter/gather ---------------------------------------------------------------------
 
 // ANCHOR: len
 #[test]
 fn len_counts_every_shard_while_writes_go_on() {
-    watchdog("the store did not finish", || {
+    store_test("the store did not finish", || {
         const SHARDS: usize = 4;
         const PER_CLIENT: usize = 100;
         const TOTAL: usize = (SHARDS - 1) * 3 * PER_CLIENT;
@@ -498,10 +816,11 @@ fn len_counts_every_shard_while_writes_go_on() {
             shards: SHARDS,
             queue: 64,
         };
+        let shutdown = Shutdown::watch(config.shards);
         let got = run(
             &config,
             |shard| Probe::new(shard, log),
-            move |store: Store<Probe>| async move {
+            shutdown.apps(move |store: Store<Probe>| async move {
                 let me = store.shard();
                 if me != 0 {
                     // Shards 1 to 3 insert new keys, three clients each.
@@ -537,8 +856,9 @@ fn len_counts_every_shard_while_writes_go_on() {
                 }
                 done.send_replace(true);
                 counts
-            },
+            }),
         );
+        shutdown.returned();
         let counts = got.expect("run returned an error").swap_remove(0);
         let mut previous = 0;
         for &(low, len, high) in &counts {
@@ -557,40 +877,123 @@ fn len_counts_every_shard_while_writes_go_on() {
 }
 // ANCHOR_END: len
 
+// ANCHOR: scatter
+#[test]
+fn len_asks_every_shard_before_it_awaits_an_answer() {
+    store_test("the store did not finish", || {
+        const SHARDS: usize = 4;
+        let log = Log::default();
+        let (done, _) = watch::channel(false);
+        let (log, done) = (&log, &done);
+        let config = Config {
+            shards: SHARDS,
+            queue: 8,
+        };
+        let shutdown = Shutdown::watch(config.shards);
+        let got = run(
+            &config,
+            |shard| Probe::new(shard, log),
+            shutdown.apps(move |store: Store<Probe>| async move {
+                if store.shard() != 0 {
+                    until(done).await;
+                    return None;
+                }
+                let _done = SetOnDrop(done);
+                // Shard 0 holds shards 1, 2 and 3 still, each inside its slice: none of
+                // them can answer anything until it lets go.
+                let hold = log.stalls.hold();
+                let stall_keys: Vec<String> = (1..SHARDS)
+                    .map(|shard| keys_on(shard, SHARDS, "stall-", 1).remove(0))
+                    .collect();
+                let mut stalls = pin!(join_all(stall_keys.iter().map(|k| store.put(k, "x"))));
+                tokio::select! {
+                    early = &mut stalls => panic!("the stalling puts returned early: {early:?}"),
+                    () = log.stalls.until_held(SHARDS - 1) => {}
+                }
+                // One poll of len(): by its end, len() waits for an answer, so it must have
+                // asked every shard already.
+                let mut len = pin!(store.len());
+                let first = futures::poll!(len.as_mut());
+                hold.let_go();
+                let _ = stalls.await;
+                // Not polling len() meanwhile, ask each shard something. A shard serves its
+                // queue in order, so a question that len() put there came first.
+                for shard in 1..SHARDS {
+                    let _ = store.get(&keys_on(shard, SHARDS, "after-", 1)[0]).await;
+                }
+                let asked: BTreeSet<usize> = log.counted.lock().unwrap().iter().copied().collect();
+                let total = match first {
+                    Poll::Ready(total) => total,
+                    Poll::Pending => len.await,
+                };
+                Some((first.is_pending(), asked, total))
+            }),
+        );
+        shutdown.returned();
+        let (waited, asked, total) = got.expect("run returned an error")[0].clone().unwrap();
+        assert!(
+            waited,
+            "len() answered {total:?} before shards 1 to 3, all held still, could answer it"
+        );
+        let missing: Vec<usize> = (1..SHARDS).filter(|s| !asked.contains(s)).collect();
+        if !missing.is_empty() {
+            let asked: Vec<usize> = asked.iter().copied().filter(|&s| s != 0).collect();
+            panic!(
+                "len() asked shard(s) {asked:?}, and then waited for an answer before asking \
+                 shard(s) {missing:?}: they would be asked only after shard {} answered. \
+                 Ask every shard first, then await the answers together (scatter, then \
+                 gather): one after the other, the hops add up instead of overlapping",
+                asked.first().map_or("?".to_owned(), ToString::to_string)
+            );
+        }
+        assert_eq!(
+            total,
+            Ok(SHARDS - 1),
+            "len() counts the three stalling puts"
+        );
+        let mut counted = log.counted.lock().unwrap().clone();
+        counted.sort_unstable();
+        assert_eq!(
+            counted,
+            (0..SHARDS).collect::<Vec<_>>(),
+            "one len() counts each shard's slice once"
+        );
+    });
+}
+// ANCHOR_END: scatter
+
 // ---- Backpressure -------------------------------------------------------------------------
 
 // ANCHOR: busy
 #[test]
 fn a_full_queue_refuses_calls_at_once() {
-    watchdog("the store did not finish", || {
+    store_test("the store did not finish", || {
         const QUEUE: usize = 4;
         const CALLS: usize = QUEUE + 6;
-        let (release, stalled) = std_mpsc::channel();
-        let log = Log {
-            release: Mutex::new(Some(stalled)),
-            ..Log::default()
-        };
+        let log = Log::default();
         let (done, _) = watch::channel(false);
-        let (log, release, done) = (&log, &release, &done);
+        let (log, done) = (&log, &done);
         let config = Config {
             shards: 2,
             queue: QUEUE,
         };
+        let shutdown = Shutdown::watch(config.shards);
         let got = run(
             &config,
             |shard| Probe::new(shard, log),
-            move |store: Store<Probe>| async move {
+            shutdown.apps(move |store: Store<Probe>| async move {
                 if store.shard() == 0 {
                     until(done).await;
                     return None;
                 }
                 let _done = SetOnDrop(done);
-                // Shard 1 blocks shard 0's thread inside its slice...
+                // Shard 1 holds shard 0's thread still inside its slice...
+                let hold = log.stalls.hold();
                 let stall_key = &keys_on(0, 2, "stall-", 1)[0];
                 let mut stall = pin!(store.put(stall_key, "x"));
                 tokio::select! {
                     early = &mut stall => panic!("the stalling put returned early: {early:?}"),
-                    () = log.stalled.notified() => {}
+                    () = log.stalls.until_held(1) => {}
                 }
                 // ...then calls shard 0 ten times at once. The queue holds four.
                 let keys = keys_on(0, 2, "more-", CALLS);
@@ -605,14 +1008,15 @@ fn a_full_queue_refuses_calls_at_once() {
                     }
                     // Every call has been polled: those refused have answered by now.
                     let refused = answers.borrow().clone();
-                    release.send(()).unwrap();
+                    hold.let_go();
                     refused
                 };
                 let ((_, refused), stalled) =
                     tokio::join!(futures::future::join(calls, watch), stall);
                 Some((refused, answers.into_inner(), stalled))
-            },
+            }),
         );
+        shutdown.returned();
         let (refused, all, stalled) = got.expect("run returned an error")[1].clone().unwrap();
         assert_eq!(
             refused,
@@ -638,38 +1042,184 @@ fn a_full_queue_refuses_calls_at_once() {
 }
 // ANCHOR_END: busy
 
+#[test]
+fn len_fails_at_once_when_a_queue_is_full() {
+    store_test("the store did not finish", || {
+        const QUEUE: usize = 2;
+        let log = Log::default();
+        let (done, _) = watch::channel(false);
+        let (log, done) = (&log, &done);
+        let config = Config {
+            shards: 3,
+            queue: QUEUE,
+        };
+        let shutdown = Shutdown::watch(config.shards);
+        let got = run(
+            &config,
+            |shard| Probe::new(shard, log),
+            shutdown.apps(move |store: Store<Probe>| async move {
+                if store.shard() != 1 {
+                    until(done).await;
+                    return None;
+                }
+                let _done = SetOnDrop(done);
+                // Shard 1 holds shard 0's thread still inside its slice...
+                let hold = log.stalls.hold();
+                let stall_key = &keys_on(0, 3, "stall-", 1)[0];
+                let mut stall = pin!(store.put(stall_key, "x"));
+                tokio::select! {
+                    early = &mut stall => panic!("the stalling put returned early: {early:?}"),
+                    () = log.stalls.until_held(1) => {}
+                }
+                // ...fills its queue with two puts...
+                let keys = keys_on(0, 3, "fill-", QUEUE);
+                let mut fill = pin!(join_all(keys.iter().map(|key| store.put(key, "y"))));
+                assert!(
+                    futures::poll!(fill.as_mut()).is_pending(),
+                    "shard 0 is held still"
+                );
+                // ...and counts the store: polled once, len() must have its answer.
+                let len = store.len().now_or_never();
+                hold.let_go();
+                let (stalled, filled) = futures::join!(stall, fill);
+                let after = store.len().await;
+                Some((len, stalled, filled, after))
+            }),
+        );
+        shutdown.returned();
+        let (len, stalled, filled, after) = got.expect("run returned an error")[1].clone().unwrap();
+        match len {
+            Some(Err(StoreError::Busy(0))) => {}
+            None => panic!(
+                "len() did not return at once while shard 0's queue was full: it waited for \
+                 room. A call to a full queue fails at once with Busy(0), and len() is a call \
+                 to every shard: shed, like any other, not queued behind a shard that is stuck"
+            ),
+            Some(Ok(n)) => panic!(
+                "len() answered Ok({n}) while shard 0's queue was full, a count that leaves \
+                 shard 0 out. When a shard cannot be asked, there is no count: fail at once \
+                 with Busy(0), as every call to a full queue does"
+            ),
+            Some(Err(other)) => panic!(
+                "len() said {other:?} while shard 0's queue was full and every shard up: \
+                 expected Busy(0)"
+            ),
+        }
+        assert_eq!(stalled, Ok(None));
+        assert_eq!(
+            filled,
+            vec![Ok(None); QUEUE],
+            "the queued puts, once shard 0 moved"
+        );
+        assert_eq!(after, Ok(1 + QUEUE), "len() once shard 0 moved");
+    });
+}
+
+// ---- Idle -------------------------------------------------------------------------------
+
+// ANCHOR: idle
+#[test]
+fn an_idle_shard_sleeps_until_a_request_comes() {
+    store_test("the store did not finish", || {
+        const SHARDS: usize = 3;
+        const CALLS: usize = 200;
+        let log = Log::default();
+        let (done, _) = watch::channel(false);
+        let (idling, _) = watch::channel(false);
+        let spun = AtomicBool::new(false);
+        let (log, done, idling, spun) = (&log, &done, &idling, &spun);
+        let config = Config {
+            shards: SHARDS,
+            queue: 8,
+        };
+        let shutdown = Shutdown::watch(config.shards);
+        let got = run(
+            &config,
+            |shard| Probe::new(shard, log),
+            shutdown.apps(move |store: Store<Probe>| async move {
+                match store.shard() {
+                    1 => {
+                        // Shard 1's app waits, counting how often its task polls it.
+                        idling.send_replace(true);
+                        let polls = Cell::new(0);
+                        let mut wait = pin!(until(done));
+                        poll_fn(|cx| {
+                            polls.set(polls.get() + 1);
+                            if polls.get() > IDLE_POLLS {
+                                spun.store(true, SeqCst);
+                                return Poll::Ready(());
+                            }
+                            wait.as_mut().poll(cx)
+                        })
+                        .await;
+                        until(done).await;
+                        Some(polls.get())
+                    }
+                    0 => {
+                        // Meanwhile shard 0 calls shard 2, again and again.
+                        let _done = SetOnDrop(done);
+                        let _ = idling.subscribe().wait_for(|&idle| idle).await;
+                        let key = &keys_on(2, SHARDS, "elsewhere-", 1)[0];
+                        for call in 0..CALLS {
+                            let _ = store.put(key, &call.to_string()).await;
+                            if spun.load(SeqCst) {
+                                break;
+                            }
+                        }
+                        None
+                    }
+                    _ => {
+                        until(done).await;
+                        None
+                    }
+                }
+            }),
+        );
+        shutdown.returned();
+        let polls = got.expect("run returned an error")[1].unwrap();
+        assert!(
+            polls <= IDLE_POLLS,
+            "shard 1 had nothing to do, yet its task polled its app more than {IDLE_POLLS} \
+             times while shard 0 called shard 2: something wakes shard 1 again and again. \
+             A shard's loop that polls its queue (try_recv in a loop, with yield_now or a \
+             short sleep between) keeps its thread busy for nothing, and shards that share \
+             one task wake each other; await recv() on a thread of the shard's own, which \
+             wakes the shard only when a request comes or the queue closes"
+        );
+    });
+}
+// ANCHOR_END: idle
+
 // ---- Failure --------------------------------------------------------------------------
 
 // ANCHOR: panic
 #[test]
 fn a_shard_that_panics_fails_its_callers_and_run_says_so() {
-    watchdog("a call to a shard that panicked never returned", || {
-        let (release, stalled) = std_mpsc::channel();
-        let log = Log {
-            release: Mutex::new(Some(stalled)),
-            ..Log::default()
-        };
+    store_test("a call to a shard that panicked never returned", || {
+        let log = Log::default();
         let report = Mutex::new(None);
         let (done, _) = watch::channel(false);
-        let (log, release, report_to, done) = (&log, &release, &report, &done);
+        let (log, report_to, done) = (&log, &report, &done);
         let config = Config {
             shards: 3,
             queue: 16,
         };
+        let shutdown = Shutdown::watch(config.shards);
         let result = run(
             &config,
             |shard| Probe::new(shard, log),
-            move |store: Store<Probe>| async move {
+            shutdown.apps(move |store: Store<Probe>| async move {
                 if store.shard() != 1 {
                     until(done).await;
                     return;
                 }
                 let _done = SetOnDrop(done);
+                let hold = log.stalls.hold();
                 let stall_key = &keys_on(0, 3, "stall-", 1)[0];
                 let mut stall = pin!(store.put(stall_key, "x"));
                 tokio::select! {
                     early = &mut stall => panic!("the stalling put returned early: {early:?}"),
-                    () = log.stalled.notified() => {}
+                    () = log.stalls.until_held(1) => {}
                 }
                 // While shard 0 is stuck, queue behind it: a put that will panic, then a
                 // count of the whole store and a get that wait behind the panic.
@@ -677,7 +1227,7 @@ fn a_shard_that_panics_fails_its_callers_and_run_says_so() {
                 let on_2 = &keys_on(2, 3, "fine-", 1)[0];
                 let released = async {
                     tokio::task::yield_now().await;
-                    release.send(()).unwrap();
+                    hold.let_go();
                 };
                 let (stalled, panicked, len, queued, ()) = futures::join!(
                     stall,
@@ -691,8 +1241,9 @@ fn a_shard_that_panics_fails_its_callers_and_run_says_so() {
                 let elsewhere = store.put(on_2, "ok").await;
                 *report_to.lock().unwrap() =
                     Some((stalled, panicked, len, queued, later, elsewhere));
-            },
+            }),
         );
+        shutdown.returned();
         let (stalled, panicked, len, queued, later, elsewhere) = report
             .lock()
             .unwrap()
@@ -719,12 +1270,63 @@ fn a_shard_that_panics_fails_its_callers_and_run_says_so() {
 }
 // ANCHOR_END: panic
 
+#[test]
+fn run_reports_the_lowest_numbered_shard_that_panicked() {
+    store_test("a call to a shard that panicked never returned", || {
+        const SHARDS: usize = 4;
+        const ORDER: [usize; 3] = [2, 1, 3];
+        let log = Log::default();
+        let report = Mutex::new(None);
+        let (done, _) = watch::channel(false);
+        let (log, report_to, done) = (&log, &report, &done);
+        let config = Config {
+            shards: SHARDS,
+            queue: 8,
+        };
+        let shutdown = Shutdown::watch(config.shards);
+        let result = run(
+            &config,
+            |shard| Probe::new(shard, log),
+            shutdown.apps(move |store: Store<Probe>| async move {
+                if store.shard() != 0 {
+                    until(done).await;
+                    return;
+                }
+                let _done = SetOnDrop(done);
+                // Shard 0 makes shards 2, 1 and 3 panic, in that order: each answer (an
+                // error) comes only once its shard has panicked.
+                let mut answers = Vec::new();
+                for shard in ORDER {
+                    let key = &keys_on(shard, SHARDS, "doomed-", 1)[0];
+                    answers.push(store.put(key, "panic").await);
+                }
+                *report_to.lock().unwrap() = Some(answers);
+            }),
+        );
+        shutdown.returned();
+        let answers = report
+            .lock()
+            .unwrap()
+            .take()
+            .expect("shard 0's app finished");
+        let downs: Vec<_> = ORDER.iter().map(|&s| Err(StoreError::Down(s))).collect();
+        assert_eq!(answers, downs, "each call whose request panicked its shard");
+        assert_eq!(
+            result.err(),
+            Some(StoreError::Panicked(1)),
+            "shards 2, 1 and 3 panicked, in that order: run reports the lowest-numbered of \
+             them, shard 1, whatever the order. Join every thread, then report the lowest \
+             shard that panicked, so that the same failure gives the same error every time"
+        );
+    });
+}
+
 // ---- Shutdown -------------------------------------------------------------------------
 
 // ANCHOR: shutdown
 #[test]
 fn run_drains_every_queue_and_joins_every_thread() {
-    watchdog("run did not return after every app had finished", || {
+    store_test("run did not return after every app had finished", || {
         const SHARDS: usize = 4;
         let log = Log::default();
         let config = Config {
@@ -733,10 +1335,11 @@ fn run_drains_every_queue_and_joins_every_thread() {
         };
         let sent = AtomicUsize::new(0);
         let (log, sent_to) = (&log, &sent);
+        let shutdown = Shutdown::watch(config.shards);
         let got = run(
             &config,
             |shard| Probe::new(shard, log),
-            move |store: Store<Probe>| async move {
+            shutdown.apps(move |store: Store<Probe>| async move {
                 let me = store.shard();
                 if me == 0 {
                     // Shard 0's own app ends at once; its shard must serve on.
@@ -755,8 +1358,9 @@ fn run_drains_every_queue_and_joins_every_thread() {
                 }))
                 .await;
                 (me, answered.get())
-            },
+            }),
         );
+        shutdown.returned();
         let got = got.expect("run returned an error");
         // The moment run returns, every slice has been dropped, each on its own thread:
         // every thread has ended.

@@ -1,46 +1,136 @@
 //! Lab 23: a box for a trait object's futures that reuses its memory. `Recycler::recycle`
 //! boxes a future; a method of a trait object can return one (see the `Countdown` trait
 //! in the tests) instead of a `Pin<Box<dyn Future + '_>>`. The starter works, but it
-//! allocates a new box for every call. Make calls that do not overlap share one block
+//! gives every future a block of its own. Make calls that do not overlap share one block
 //! of memory. Task, commands and "done when": README.md; hints: `cargo labs hint 23`.
 
-use std::marker::PhantomData;
+use std::alloc::{self, Layout};
+use std::cell::Cell;
 use std::pin::Pin;
+use std::ptr::NonNull;
 use std::task::{Context, Poll};
 
-// ANCHOR: starter
-/// Keeps the memory of the last future it boxed, to box the next one in. (The starter
-/// keeps nothing yet.)
-#[derive(Default)]
-pub struct Recycler {}
+// ANCHOR: given
+/// One heap allocation, and the layout it was made with: freeing it needs that layout.
+#[derive(Clone, Copy)]
+struct Block {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
 
-impl Recycler {
-    pub const fn new() -> Self {
-        Recycler {}
+/// The layout a block for `layout` is allocated with: never zero bytes, because asking
+/// the allocator for zero bytes is undefined behaviour (a zero-sized future gets one).
+fn block_layout(layout: Layout) -> Layout {
+    Layout::from_size_align(layout.size().max(1), layout.align())
+        .expect("rounding a valid layout's size up to 1 keeps it valid")
+}
+
+impl Block {
+    /// A new allocation with room for a value of `layout`.
+    #[cold]
+    #[inline(never)]
+    fn new(layout: Layout) -> Block {
+        let layout = block_layout(layout);
+        // SAFETY: `layout` has a non-zero size.
+        let ptr = unsafe { alloc::alloc(layout) };
+        let ptr = NonNull::new(ptr).unwrap_or_else(|| alloc::handle_alloc_error(layout));
+        Block { ptr, layout }
     }
 
-    /// Boxes `future`. Meant to reuse the memory of the previous future once that one is
-    /// gone; the starter allocates a new box every time.
-    pub fn recycle<'a, F: Future + 'a>(&'a self, future: F) -> RecycledFuture<'a, F::Output> {
-        RecycledFuture {
-            future: Box::pin(future),
-            _home: PhantomData,
-        }
+    /// Can a value of `layout` live here? Big enough, and aligned at least as strictly.
+    fn fits(&self, layout: Layout) -> bool {
+        layout.size() <= self.layout.size() && layout.align() <= self.layout.align()
+    }
+
+    /// Frees the allocation.
+    ///
+    /// # Safety
+    /// Call it once per block, when nothing lives in it any more.
+    unsafe fn free(self) {
+        // SAFETY: `ptr` came from `alloc::alloc` with exactly `self.layout`; the caller
+        // promises it is freed once, and unused.
+        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
     }
 }
 
-/// A future boxed by a [`Recycler`]. It borrows the recycler, so it can hand its memory
-/// back when it is dropped.
+/// A future boxed by a [`Recycler`]: it lives in the recycler's memory (or in a block of
+/// its own), and hands that memory back when dropped.
 pub struct RecycledFuture<'a, T> {
-    future: Pin<Box<dyn Future<Output = T> + 'a>>,
-    _home: PhantomData<&'a Recycler>,
+    /// The future, behind a pointer that carries its vtable (and so its size and
+    /// alignment).
+    future: NonNull<dyn Future<Output = T> + 'a>,
+    home: &'a Recycler,
 }
 
 impl<T> Future for RecycledFuture<'_, T> {
     type Output = T;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        self.future.as_mut().poll(cx)
+        // SAFETY: the future is alive (it is dropped only in `drop`), it never moves (it
+        // stays in its block until then, whatever happens to `self`), and `&mut self`
+        // means nobody else is using it.
+        let future = unsafe { Pin::new_unchecked(self.future.as_mut()) };
+        future.poll(cx)
+    }
+}
+// ANCHOR_END: given
+
+// ANCHOR: starter
+/// Keeps one block of memory, to box one future after another in it. (The starter keeps
+/// none yet: every future gets a block of its own.)
+#[derive(Default)]
+pub struct Recycler {
+    /// The home block, once there is one. The recycler owns it and frees it.
+    home: Cell<Option<Block>>,
+}
+
+impl Recycler {
+    pub const fn new() -> Self {
+        Recycler {
+            home: Cell::new(None),
+        }
+    }
+
+    /// Boxes `future`. Meant to move it into the home block when that is free and fits;
+    /// the starter allocates a block of its own every time.
+    pub fn recycle<'a, F: Future + 'a>(&'a self, future: F) -> RecycledFuture<'a, F::Output> {
+        let block = Block::new(Layout::new::<F>());
+        // Derived from the allocation's own pointer, never from an integer or a reference:
+        // it may reach every byte of the block.
+        let place = block.ptr.cast::<F>();
+        // SAFETY: the block was made for `F`, and nothing lives in it.
+        unsafe { place.write(future) };
+        RecycledFuture {
+            // An unsizing coercion: the compiler supplies `F`'s vtable.
+            future: place,
+            home: self,
+        }
+    }
+}
+
+impl Drop for Recycler {
+    fn drop(&mut self) {
+        if let Some(home) = self.home.get() {
+            // SAFETY: every future borrows the recycler, so none is alive now; the home
+            // block is freed here only.
+            unsafe { home.free() }
+        }
+    }
+}
+
+impl<T> Drop for RecycledFuture<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: the future is alive until it is dropped on the next line.
+        let layout = Layout::for_value(unsafe { self.future.as_ref() });
+        // SAFETY: the future was written in `recycle` and is dropped only here, once.
+        unsafe { self.future.drop_in_place() };
+        // The starter's futures all have a block of their own, made for this layout.
+        let own = Block {
+            ptr: self.future.cast(),
+            layout: block_layout(layout),
+        };
+        // SAFETY: its future is gone, and only this drop frees it.
+        unsafe { own.free() }
     }
 }
 // ANCHOR_END: starter

@@ -8,6 +8,11 @@
 //! - [`os_thread`]: whether a thread is asleep, and how often it went to sleep (Linux's
 //!   `/proc`), to tell a thread that parks from one that spins or naps;
 //! - [`alloc`]: a counting global allocator, per thread (allocations and deallocations);
+//! - [`checked_alloc`]: a global allocator that counts too, and catches what the system
+//!   allocator hides: a block freed with the wrong layout or twice, a stale pointer
+//!   (freed blocks are poisoned and held back);
+//! - [`compile_fail`]: the errors of a small program compiled against the lab's library,
+//!   for tests that an API refuses a misuse;
 //! - [`poll`]: polling by hand with no runtime (for allocation counts and Miri), and the
 //!   smallest await point, [`yield_once`];
 //! - [`watchdog`]: turns a hang into a failing test with a message that names the cause,
@@ -27,6 +32,8 @@
 )]
 
 pub mod alloc;
+pub mod checked_alloc;
+pub mod compile_fail;
 pub mod gate;
 pub mod gauge;
 pub mod http;

@@ -2,8 +2,11 @@
 //! never hang it (DESIGN.md, lab contract point 7). Two tools:
 //!
 //! - [`within`] and [`paused`] run the test body on a fresh thread and fail the test if
-//!   it has not finished after a generous wall-clock limit. The limit is a safety net,
-//!   not a timing check: it only has to be longer than any correct run on a busy machine.
+//!   it has not finished after a generous limit. The limit is a safety net, not a timing
+//!   check: it only has to be longer than any correct run. It counts wall-clock time less
+//!   the time the body's thread spent waiting for a CPU (Linux tells, in
+//!   `/proc/…/schedstat`): a test starved by a busy machine (a build, eight test binaries at
+//!   once) is not failed for it, while one that spins or blocks is stopped on time.
 //! - [`PollBudget`] fails deterministically once a future has been polled more times than
 //!   any correct answer needs: the cure for a future that keeps waking itself, which
 //!   stops tokio's paused clock so that `tokio::time::timeout` never fires. A tight
@@ -17,7 +20,7 @@ use std::pin::Pin;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::task::{Context, Poll};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The wall-clock limit [`paused`] uses.
 pub const PAUSED_LIMIT: Duration = Duration::from_secs(20);
@@ -31,23 +34,60 @@ pub fn within<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
 ) -> T {
     let (done, result) = mpsc::channel();
+    let (told, where_body) = mpsc::channel();
     let handle = thread::Builder::new()
         .name("test body (watchdog)".into())
         .spawn(move || {
+            let _ = told.send(thread_schedstat_path());
             let _ = done.send(f());
         })
         .expect("spawn the test body's thread");
-    match result.recv_timeout(limit) {
-        Ok(value) => value,
-        // The thread ended without a value: it panicked. Show its panic as ours.
-        Err(RecvTimeoutError::Disconnected) => match handle.join() {
-            Err(payload) => panic::resume_unwind(payload),
-            Ok(()) => unreachable!("the thread sends before it ends"),
-        },
-        Err(RecvTimeoutError::Timeout) => {
-            panic!("still running after {limit:?} of wall-clock time: {why_stuck}")
+    let schedstat = where_body.recv().ok().flatten();
+    let waited_at_start = schedstat
+        .as_deref()
+        .and_then(runqueue_wait)
+        .unwrap_or_default();
+    let start = Instant::now();
+    loop {
+        // Time the body ran or waited for something, not time it waited for a CPU; never
+        // more than ten times the limit of wall-clock time, whatever the machine does.
+        let starved = schedstat
+            .as_deref()
+            .and_then(runqueue_wait)
+            .map_or(Duration::ZERO, |w| w.saturating_sub(waited_at_start));
+        let wall = start.elapsed();
+        let counted = wall.saturating_sub(starved);
+        if counted >= limit || wall >= limit * 10 {
+            panic!(
+                "still running after {counted:?} (wall-clock time, less {starved:?} spent \
+                 waiting for a CPU): {why_stuck}"
+            );
+        }
+        let step = (limit - counted).min(Duration::from_millis(200));
+        match result.recv_timeout(step) {
+            Ok(value) => return value,
+            // The thread ended without a value: it panicked. Show its panic as ours.
+            Err(RecvTimeoutError::Disconnected) => match handle.join() {
+                Err(payload) => panic::resume_unwind(payload),
+                Ok(()) => unreachable!("the thread sends before it ends"),
+            },
+            Err(RecvTimeoutError::Timeout) => {}
         }
     }
+}
+
+/// This thread's `/proc/<pid>/task/<tid>/schedstat` (Linux), whose second number is the
+/// time the thread has spent runnable but waiting for a CPU, in nanoseconds.
+fn thread_schedstat_path() -> Option<std::path::PathBuf> {
+    let me = std::fs::read_link("/proc/thread-self").ok()?;
+    let path = std::path::Path::new("/proc").join(me).join("schedstat");
+    path.exists().then_some(path)
+}
+
+fn runqueue_wait(schedstat: &std::path::Path) -> Option<Duration> {
+    let text = std::fs::read_to_string(schedstat).ok()?;
+    let ns: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
 }
 
 /// Runs the future `make()` builds on a current-thread tokio runtime with paused
@@ -191,6 +231,72 @@ mod tests {
         within(Duration::from_millis(50), "a hang", || {
             thread::sleep(Duration::from_secs(3600))
         })
+    }
+
+    /// A body that spins is stopped at the limit (its thread is on a CPU all along).
+    #[test]
+    fn within_fails_a_busy_loop() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        static STOP: AtomicBool = AtomicBool::new(false);
+        let failed = panic::catch_unwind(|| {
+            within(Duration::from_millis(100), "a busy loop", || {
+                while !STOP.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            })
+        });
+        STOP.store(true, Ordering::Relaxed);
+        assert!(failed.is_err(), "a body that spins must be stopped");
+    }
+
+    /// A correct body on a starved machine is not failed: the time its thread waits for a
+    /// CPU does not count. Linux only (elsewhere the limit is wall-clock time).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn within_does_not_count_time_spent_waiting_for_a_cpu() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let cores = thread::available_parallelism().map_or(2, |n| n.get());
+        let stop = Arc::new(AtomicBool::new(false));
+        let spinners: Vec<_> = (0..3 * cores)
+            .map(|_| {
+                let stop = Arc::clone(&stop);
+                thread::spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        let start = Instant::now();
+        // 150 ms of the body's own CPU time: about 4 times as long in wall-clock time with
+        // three spinners per core sharing the CPUs.
+        let outcome = panic::catch_unwind(|| {
+            within(Duration::from_millis(400), "starved, not stuck", || {
+                let me = thread_schedstat_path().expect("this Linux has schedstat");
+                let ran = || {
+                    let text = std::fs::read_to_string(&me).unwrap();
+                    Duration::from_nanos(text.split_whitespace().next().unwrap().parse().unwrap())
+                };
+                let at_start = ran();
+                while ran() - at_start < Duration::from_millis(150) {
+                    std::hint::spin_loop();
+                }
+            })
+        });
+        let wall = start.elapsed();
+        stop.store(true, Ordering::Relaxed);
+        for s in spinners {
+            s.join().unwrap();
+        }
+        assert!(
+            outcome.is_ok(),
+            "the starved body was failed after {wall:?}"
+        );
+        assert!(
+            wall > Duration::from_millis(400),
+            "the body was not starved ({wall:?}), so this test proved nothing"
+        );
     }
 
     #[test]

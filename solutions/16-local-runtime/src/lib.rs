@@ -23,7 +23,8 @@ pub struct Request {
 
 /// The service's state: the cached values, and how requests were answered. A request
 /// that finds its key here is a hit; any other request is a miss, even if another
-/// request is already loading the same key.
+/// request is already loading the same key. A request counts when it looks the cache
+/// up: a miss stays a miss if its load is stopped, or if its client stops waiting.
 #[derive(Debug, Default)]
 pub struct Cache {
     pub entries: HashMap<u32, String>,
@@ -34,27 +35,36 @@ pub struct Cache {
 // ANCHOR: service
 // ANCHOR: serve
 /// Serves requests until the channel closes, each one in a local task of its own, and
-/// returns once every request has been answered. Dropping the future stops them all.
+/// returns once every request has been answered. A task is collected as soon as it ends,
+/// so a request's panic comes out of `serve` at once. Dropping the future stops them all.
 pub async fn serve<B>(backend: B, cache: Rc<RefCell<Cache>>, mut requests: mpsc::Receiver<Request>)
 where
     B: Backend + 'static,
 {
     let backend = Rc::new(backend);
     let mut tasks = JoinSet::new();
-    while let Some(request) = requests.recv().await {
-        let backend = Rc::clone(&backend);
-        let cache = Rc::clone(&cache);
-        tasks.spawn_local(async move {
-            let value = lookup(&*backend, &cache, request.key).await;
-            let _ = request.reply.send(value); // the client may have stopped waiting
-        });
-        // Collect the tasks that have finished, so a long-running server does not
-        // keep one entry per request it ever served.
-        while let Some(done) = tasks.try_join_next() {
-            done.unwrap_or_else(|error| std::panic::resume_unwind(error.into_panic()));
+    loop {
+        tokio::select! {
+            request = requests.recv() => {
+                let Some(request) = request else { break }; // closed: no more requests
+                let backend = Rc::clone(&backend);
+                let cache = Rc::clone(&cache);
+                tasks.spawn_local(async move {
+                    let value = lookup(&*backend, &cache, request.key).await;
+                    let _ = request.reply.send(value); // the client may have stopped waiting
+                });
+            }
+            // A finished task leaves the set now: a server that runs for days keeps only
+            // the requests in flight, and a panic reaches `serve`'s caller at once. With
+            // no task in the set, `join_next` is `None` at once, and `Some(..)` skips it.
+            Some(done) = tasks.join_next() => {
+                if let Err(error) = done {
+                    std::panic::resume_unwind(error.into_panic());
+                }
+            }
         }
     }
-    tasks.join_all().await; // re-raises a task's panic here
+    tasks.join_all().await; // the rest; re-raises a task's panic here
 }
 // ANCHOR_END: serve
 

@@ -11,13 +11,23 @@ where
 {
     let backend = std::sync::Arc::new(backend);
     let mut tasks = JoinSet::new();
-    while let Some(request) = requests.recv().await {
-        let backend = std::sync::Arc::clone(&backend);
-        let cache = Rc::clone(&cache);
-        tasks.spawn_local(async move {
-            let value = lookup(&*backend, &cache, request.key).await;
-            let _ = request.reply.send(value);
-        });
+    loop {
+        tokio::select! {
+            request = requests.recv() => {
+                let Some(request) = request else { break };
+                let backend = std::sync::Arc::clone(&backend);
+                let cache = Rc::clone(&cache);
+                tasks.spawn_local(async move {
+                    let value = lookup(&*backend, &cache, request.key).await;
+                    let _ = request.reply.send(value);
+                });
+            }
+            Some(done) = tasks.join_next() => {
+                if let Err(error) = done {
+                    std::panic::resume_unwind(error.into_panic());
+                }
+            }
+        }
     }
     tasks.join_all().await;
 }

@@ -1,8 +1,10 @@
-//! Wrong, and the closest to right: the starter's shape with `spawn_local`, the handles
-//! kept in a `Vec` and awaited at the end. Every answer comes, on time. But when `serve`
-//! itself is dropped (a server shutting down), the `Vec` drops the handles, and dropping
-//! a `JoinHandle` does not stop its task: the loads run on, for nobody.
-//! expect-fail: dropping_serve_stops_its_requests
+//! Wrong, though every answer comes on time: the starter's shape with `spawn_local`, the
+//! handles kept in a `Vec` and awaited at the end. When `serve` itself is dropped (a
+//! server shutting down), the `Vec` drops the handles, and dropping a `JoinHandle` does
+//! not stop its task: the loads run on, for nobody, and keep the backend alive. And
+//! while the channel is open, the handles pile up, one per request ever served, with a
+//! request's panic waiting unseen in its handle until the channel closes.
+//! expect-fail: a_panic_in_a_request_reaches_whoever_awaits_serve, a_panic_while_serving_comes_out_of_serve_at_once, a_stopped_load_was_a_miss_and_caches_nothing, dropping_serve_stops_its_requests, finished_tasks_do_not_pile_up, serve_lets_go_of_the_backend_and_the_cache
 //! replaces: serve
 
 pub async fn serve<B>(backend: B, cache: Rc<RefCell<Cache>>, mut requests: mpsc::Receiver<Request>)

@@ -81,22 +81,14 @@ impl fmt::Display for StoreError {
 impl Error for StoreError {}
 // ANCHOR_END: api
 
-// ANCHOR: solution
-// ANCHOR: route
-/// The shard that owns `key`, out of `shards`: the same answer on every thread.
-pub fn shard_for(key: &str, shards: usize) -> usize {
-    // `DefaultHasher::new()` always starts from the same keys, so every thread agrees.
-    // (A `RandomState` draws its keys at random once per thread: each thread would
-    // send the same key to a different shard.)
-    let mut hasher = DefaultHasher::new();
-    key.hash(&mut hasher);
-    (hasher.finish() % shards as u64) as usize
-}
-// ANCHOR_END: route
+// ANCHOR: given
+// Given: the messages and the queues, as the chapter builds them, so that the lab is about
+// who owns what rather than about plumbing. Use them as they are, or change them.
 
 // ANCHOR: request
 /// What travels to a shard: owned data, and a oneshot sender for the answer. All of it
 /// is `Send`; the slice itself never travels.
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
 enum Request {
     Get {
         key: String,
@@ -112,6 +104,7 @@ enum Request {
     },
 }
 
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
 impl Request {
     /// Serves the request on the owner's slice and sends the answer. A caller that
     /// stopped waiting has dropped its receiver: that answer goes nowhere, which is fine.
@@ -133,17 +126,21 @@ impl Request {
 
 // ANCHOR: queue
 /// The sending end of a shard's queue, and the shard's end.
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
 type Queue = mpsc::Sender<Request>;
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
 type Inbox = mpsc::Receiver<Request>;
 
 /// A shard's queue: bounded, so a shard that falls behind cannot take in requests
 /// without limit.
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
 fn queue(capacity: usize) -> (Queue, Inbox) {
     mpsc::channel(capacity)
 }
 
 /// Puts a request on `shard`'s queue, or says at once why it cannot: the queue is full
 /// (the call is shed), or closed (the shard has stopped).
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
 fn offer(queue: &Queue, shard: usize, request: Request) -> Result<(), StoreError> {
     queue.try_send(request).map_err(|error| match error {
         TrySendError::Full(_) => StoreError::Busy(shard),
@@ -151,6 +148,29 @@ fn offer(queue: &Queue, shard: usize, request: Request) -> Result<(), StoreError
     })
 }
 // ANCHOR_END: queue
+
+// ANCHOR: wait
+/// The answer to a request sent to `shard`. If the shard drops the request unanswered
+/// (it stopped, or panicked while serving it), the oneshot says so: an error, not a hang.
+#[allow(dead_code, reason = "given: the starter does not use it yet")]
+async fn wait<T>(shard: usize, answer: oneshot::Receiver<T>) -> Result<T, StoreError> {
+    answer.await.map_err(|_| StoreError::Down(shard))
+}
+// ANCHOR_END: wait
+// ANCHOR_END: given
+
+// ANCHOR: solution
+// ANCHOR: route
+/// The shard that owns `key`, out of `shards`: the same answer on every thread.
+pub fn shard_for(key: &str, shards: usize) -> usize {
+    // `DefaultHasher::new()` always starts from the same keys, so every thread agrees.
+    // (A `RandomState` draws its keys at random once per thread: each thread would
+    // send the same key to a different shard.)
+    let mut hasher = DefaultHasher::new();
+    key.hash(&mut hasher);
+    (hasher.finish() % shards as u64) as usize
+}
+// ANCHOR_END: route
 
 // ANCHOR: store
 /// One shard's handle on the whole store, given to the app that runs on its thread.
@@ -237,13 +257,6 @@ impl<S: Slice> Store<S> {
     }
 }
 
-// ANCHOR: wait
-/// The answer to a request sent to `shard`. If the shard drops the request unanswered
-/// (it stopped, or panicked while serving it), the oneshot says so: an error, not a hang.
-async fn wait<T>(shard: usize, answer: oneshot::Receiver<T>) -> Result<T, StoreError> {
-    answer.await.map_err(|_| StoreError::Down(shard))
-}
-// ANCHOR_END: wait
 // ANCHOR_END: store
 
 // ANCHOR: serve

@@ -1,6 +1,7 @@
 //! Wrong: `len` counts only the slice this shard holds. It is quick and needs no message,
-//! and it is wrong whenever the data is spread over more than one shard.
-//! expect-fail: a_shard_that_panics_fails_its_callers_and_run_says_so, len_counts_every_shard_while_writes_go_on
+//! and it is wrong whenever the data is spread over more than one shard, and it never
+//! notices a shard that is down or busy.
+//! expect-fail: a_shard_that_panics_fails_its_callers_and_run_says_so, len_asks_every_shard_before_it_awaits_an_answer, len_counts_every_shard_while_writes_go_on, len_fails_at_once_when_a_queue_is_full
 //! replaces: len
 
 /// How many keys the store holds.

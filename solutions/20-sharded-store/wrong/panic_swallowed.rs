@@ -1,7 +1,7 @@
 //! Wrong: the shard catches a panic and serves on. The slice may be half-changed (a
 //! `RefCell` has no poisoning to warn anyone), later callers get answers from it as if
-//! nothing happened, and `run` returns `Ok`: the panic is lost.
-//! expect-fail: a_shard_that_panics_fails_its_callers_and_run_says_so
+//! nothing happened, and `run` returns `Ok`: the panic is lost. Both panic tests see it.
+//! expect-fail: a_shard_that_panics_fails_its_callers_and_run_says_so, run_reports_the_lowest_numbered_shard_that_panicked
 //! replaces: serve
 
 /// A shard's loop: serves its queue, and survives a request that panics.

@@ -1,6 +1,7 @@
 //! Wrong: unbounded queues. A caller is never refused, so a shard that is stuck, or
 //! slower than its callers, takes in requests (and memory, and latency) without limit.
-//! expect-fail: a_full_queue_refuses_calls_at_once
+//! Neither ten calls nor a `len()` to a held shard is ever refused.
+//! expect-fail: a_full_queue_refuses_calls_at_once, len_fails_at_once_when_a_queue_is_full
 //! replaces: queue
 
 /// The sending end of a shard's queue, and the shard's end.

@@ -1,7 +1,9 @@
-//! Wrong: every test passes, but `Tiers` copies its list into an `Arc`, out of the
-//! habit of making things cheap to clone into tasks. Nothing here is ever sent to a
-//! task: the list is borrowed already, and a borrow is cheaper than any count.
-//! expect-lesson: Arc
+//! Wrong: `Tiers` copies its list into an `Arc`, out of the habit of making things
+//! cheap to clone into tasks. Nothing here is ever sent to a task: the list is borrowed
+//! already, and a borrow is cheaper than any count. `tiers_borrow_their_list` sees the
+//! copy (`Tiers::new` allocates); without that test, the lesson check would name every
+//! line with `Arc`.
+//! expect-fail: tiers_borrow_their_list
 //! replaces: tiers
 
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Wrong: asks every tier and keeps the first answer in tier order. The values are
 //! right, but a cache hit still reaches the database: the tiers after a hit must not be
 //! asked at all.
-//! expect-fail: a_borrowed_store_works_through_dyn, each_dyn_call_boxes_at_most_once, tiers_are_a_store_and_can_be_a_tier
+//! expect-fail: a_borrowed_store_works_through_dyn, a_stored_zero_is_an_answer, each_dyn_call_boxes_at_most_once, every_tier_is_asked_in_order, tiers_are_a_store_and_can_be_a_tier
 //! replaces: tiers
 
 pub struct Tiers<'a> {

@@ -166,12 +166,32 @@ impl<T> Future for RecycledFuture<'_, T> {
 
 impl<T> Drop for RecycledFuture<'_, T> {
     fn drop(&mut self) {
-        // SAFETY: the future is alive until the next line.
+        // SAFETY: the future is alive until it is dropped below.
         let layout = Layout::for_value(unsafe { self.future.as_ref() });
+        // Hands the block back when this function ends: after the future is gone, and
+        // even if the future's own drop panics (or a block would be lost, or the home
+        // block stay busy for good).
+        let _release = Release {
+            home: self.home,
+            ptr: self.future.cast(),
+            layout,
+        };
         // SAFETY: the future was written in `recycle` and is dropped only here, once,
-        // whether it finished or not. Its block is reused only after this line.
+        // whether it finished or not. Its block is handed back only after this line.
         unsafe { self.future.drop_in_place() };
-        self.home.release(self.future.cast(), layout);
+    }
+}
+
+/// Hands a future's block back to its recycler when dropped.
+struct Release<'a> {
+    home: &'a Recycler,
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.home.release(self.ptr, self.layout);
     }
 }
 // ANCHOR_END: future

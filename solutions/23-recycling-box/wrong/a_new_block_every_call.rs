@@ -125,10 +125,28 @@ impl<T> Future for RecycledFuture<'_, T> {
 
 impl<T> Drop for RecycledFuture<'_, T> {
     fn drop(&mut self) {
-        // SAFETY: the future is alive until the next line, and dropped only here.
+        // SAFETY: the future is alive until it is dropped below.
         let layout = Layout::for_value(unsafe { self.future.as_ref() });
+        let _release = Release {
+            home: self.home,
+            ptr: self.future.cast(),
+            layout,
+            elsewhere: self.elsewhere,
+        };
+        // SAFETY: dropped here only, once.
         unsafe { self.future.drop_in_place() };
-        self.home
-            .release(self.future.cast(), layout, self.elsewhere);
+    }
+}
+
+struct Release<'a> {
+    home: &'a Recycler,
+    ptr: NonNull<u8>,
+    layout: Layout,
+    elsewhere: bool,
+}
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.home.release(self.ptr, self.layout, self.elsewhere);
     }
 }

@@ -2,7 +2,7 @@
 //! the program's global allocator. A program that chose another allocator (jemalloc,
 //! mimalloc, or the tests' counting one) does not get it here, and the tests, which count
 //! through the global allocator, see no allocation at all.
-//! expect-fail: a_bigger_future_gets_a_bigger_block_which_is_reused, overlapping_calls_each_get_their_own_block, sequential_calls_share_one_allocation, the_home_block_is_busy_exactly_while_its_future_lives
+//! expect-fail: a_bigger_future_gets_a_bigger_block_which_is_reused, a_future_may_use_its_recycler_while_polled_or_dropped, every_order_of_calls_finishes_and_drops, overlapping_calls_each_get_their_own_block, sequential_calls_share_one_allocation, the_home_block_is_busy_exactly_while_its_future_lives
 //! replaces: block
 
 use std::alloc::{GlobalAlloc, System};

@@ -3,7 +3,7 @@
 //! second's drop cleared `busy`, so the third is written over the first, which is lost
 //! without a drop and then answers with the third's state. Only the `busy` flag of the
 //! home block's own future may clear it.
-//! expect-fail: the_home_block_is_busy_exactly_while_its_future_lives
+//! expect-fail: every_order_of_calls_finishes_and_drops, the_home_block_is_busy_exactly_while_its_future_lives
 //! replaces: recycler
 
 #[derive(Default)]

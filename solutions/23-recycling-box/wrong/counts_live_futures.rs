@@ -3,7 +3,7 @@
 //! a block of its own still runs, the next call allocates again though the home block is
 //! free and fits. What matters is whether a future lives in the home block, not how many
 //! are alive.
-//! expect-fail: the_home_block_is_busy_exactly_while_its_future_lives
+//! expect-fail: every_order_of_calls_finishes_and_drops, the_home_block_is_busy_exactly_while_its_future_lives
 //! replaces: recycler
 
 #[derive(Default)]

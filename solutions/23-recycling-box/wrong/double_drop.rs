@@ -1,7 +1,7 @@
 //! Wrong: drops the inner future as soon as it finishes, "to release it early", and then
 //! again when the `RecycledFuture` is dropped. Dropping a value twice is undefined
 //! behaviour; here the drop probe simply counts two drops per future.
-//! expect-fail: every_future_is_dropped_exactly_once
+//! expect-fail: a_future_may_use_its_recycler_while_polled_or_dropped, every_future_is_dropped_exactly_once, every_order_of_calls_finishes_and_drops
 //! replaces: future
 
 pub struct RecycledFuture<'a, T> {
@@ -25,7 +25,23 @@ impl<T> Future for RecycledFuture<'_, T> {
 impl<T> Drop for RecycledFuture<'_, T> {
     fn drop(&mut self) {
         let layout = Layout::for_value(unsafe { self.future.as_ref() });
+        let _release = Release {
+            home: self.home,
+            ptr: self.future.cast(),
+            layout,
+        };
         unsafe { self.future.drop_in_place() };
-        self.home.release(self.future.cast(), layout);
+    }
+}
+
+struct Release<'a> {
+    home: &'a Recycler,
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.home.release(self.ptr, self.layout);
     }
 }

@@ -3,7 +3,7 @@
 //! a one-off block, and the home block stays as it was. Futures of different types (and
 //! sizes) then allocate on every change, where "a bigger block replaces the home block"
 //! allocates once.
-//! expect-fail: a_bigger_future_gets_a_bigger_block_which_is_reused, a_future_dropped_before_it_finishes_is_dropped, overlapping_calls_each_get_their_own_block, the_home_block_is_busy_exactly_while_its_future_lives
+//! expect-fail: a_bigger_future_gets_a_bigger_block_which_is_reused, a_future_dropped_before_it_finishes_is_dropped, a_future_may_use_its_recycler_while_polled_or_dropped, a_future_that_panics_still_gives_its_block_back, every_order_of_calls_finishes_and_drops, overlapping_calls_each_get_their_own_block, the_home_block_is_busy_exactly_while_its_future_lives
 //! replaces: recycler
 
 #[derive(Default)]

@@ -1,7 +1,7 @@
 //! Wrong: the home block is freed when a bigger one replaces it, and a block of its own
 //! when its future goes; but nobody frees the home block when the recycler itself goes
 //! away. (A `Block` is a plain pointer and layout, so nothing frees it unless told to.)
-//! expect-fail: nothing_leaks
+//! expect-fail: a_future_that_panics_still_gives_its_block_back, every_order_of_calls_finishes_and_drops, nothing_leaks
 //! replaces: recycler
 
 #[derive(Default)]

@@ -2,7 +2,7 @@
 //! defensible design for a `&mut self` method, where the borrow checker already rules
 //! overlap out; for a `&self` method, two calls in a `join` are ordinary code, and this
 //! lab's recycler serves the second one with a block of its own instead.
-//! expect-fail: a_zero_sized_future_works, nothing_leaks, overlapping_calls_each_get_their_own_block, the_home_block_is_busy_exactly_while_its_future_lives
+//! expect-fail: a_future_may_use_its_recycler_while_polled_or_dropped, a_future_that_panics_still_gives_its_block_back, a_zero_sized_future_works, every_order_of_calls_finishes_and_drops, nothing_leaks, overlapping_calls_each_get_their_own_block, the_home_block_is_busy_exactly_while_its_future_lives
 //! replaces: recycler
 
 #[derive(Default)]

@@ -2,7 +2,7 @@
 //! writes its future there, even over a future that is still running: two overlapping
 //! calls then share one future's state, and the first call's future is lost without a
 //! drop.
-//! expect-fail: overlapping_calls_each_get_their_own_block, the_home_block_is_busy_exactly_while_its_future_lives
+//! expect-fail: a_future_may_use_its_recycler_while_polled_or_dropped, a_future_that_panics_still_gives_its_block_back, every_order_of_calls_finishes_and_drops, overlapping_calls_each_get_their_own_block, the_home_block_is_busy_exactly_while_its_future_lives
 //! replaces: recycler
 
 #[derive(Default)]

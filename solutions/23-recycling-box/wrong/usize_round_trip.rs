@@ -1,9 +1,11 @@
-//! Undefined behaviour that only Miri sees: the future's address goes through a `usize`
-//! and back. An integer carries no provenance (no permission to access any allocation),
-//! so the pointer made from it may not be used. On real hardware it works, and every
-//! test passes; `-Zmiri-strict-provenance` refuses the cast.
-//! expect-miri: integer-to-pointer casts and `ptr::with_exposed_provenance` are not supported
-//! without-miri: pass
+//! Wrong, and only Miri can tell: the future's address goes through a `usize` and back.
+//! An integer carries no provenance (no permission to access any allocation), so the
+//! pointer made from it may not be used. On real hardware it works, and every test
+//! passes; under Miri with `-Zmiri-strict-provenance` (how `cargo labs check 23` runs
+//! it) the cast is refused.
+// ANCHOR: miri
+//! expect-miri: unsupported operation: integer-to-pointer casts and `ptr::with_exposed_provenance` are not supported with `-Zmiri-strict-provenance`
+// ANCHOR_END: miri
 //! replaces: recycler
 
 #[derive(Default)]

@@ -1,0 +1,42 @@
+//! Wrong: `Tiers` keeps the last key and its answer in a `Cell`, and answers the same key
+//! asked again from there, "to save a round through the tiers". The stores can change
+//! between two calls, and `Tiers` never hears of it: a changed value keeps its old answer,
+//! and a key added after a miss stays missing. The tests ask, change a store, and ask
+//! again, once for a hit and once for a miss.
+//! expect-fail: a_changed_value_is_seen_on_the_next_call, a_key_added_after_a_miss_is_found
+//! replaces: tiers
+
+use std::cell::Cell;
+
+pub struct Tiers<'a> {
+    tiers: &'a [&'a dyn DynStore],
+    last: Cell<Option<(u32, Option<u64>)>>,
+}
+
+impl<'a> Tiers<'a> {
+    pub fn new(tiers: &'a [&'a dyn DynStore]) -> Self {
+        Tiers {
+            tiers,
+            last: Cell::new(None),
+        }
+    }
+}
+
+impl Store for Tiers<'_> {
+    async fn get(&self, key: u32) -> Option<u64> {
+        if let Some((last_key, answer)) = self.last.get()
+            && last_key == key
+        {
+            return answer;
+        }
+        let mut answer = None;
+        for tier in self.tiers {
+            if let Some(value) = tier.get_dyn(key).await {
+                answer = Some(value);
+                break;
+            }
+        }
+        self.last.set(Some((key, answer)));
+        answer
+    }
+}
