@@ -259,10 +259,18 @@ impl Crate<'_> {
     fn run_tests(&self, stdout: &str) -> Result<Outcome, String> {
         let (mut passed, mut failed, mut output) = (0, Vec::new(), String::new());
         let (mut crashed, mut unknown, mut no_result) = (Vec::new(), 0, false);
+        // Every test that passed, by name (Miri names a test by its thread, cut short).
+        let mut passed_names: Vec<String> = Vec::new();
         for binary in TestBinary::from_build(stdout) {
             let ran = run_limited(binary.command(&[]), self.time_limit, Some(&binary.shown))?;
             let (p, f) = test_results(&ran.stdout);
             passed += p;
+            passed_names.extend(
+                ran.stdout
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... ok"))
+                    .map(str::to_owned),
+            );
             // A binary without tests (a lab's unit tests, usually) is not worth a word.
             if !(ran.status == Some(true) && ran.stdout.contains("running 0 tests")) {
                 output.push_str(&format!("     Running {}\n", binary.shown));
@@ -342,7 +350,7 @@ impl Crate<'_> {
         let total = passed + failed.len() + unknown;
         if failed.is_empty() && unknown == 0 && !no_result && total > 0 {
             let compiled = compiled_files(stdout, self.workspace, self.crate_dir);
-            return self.lesson(total, &compiled);
+            return self.lesson(total, &compiled, &passed_names);
         }
         if failed.is_empty() {
             // A non-zero exit without a failing test, or no tests at all.
@@ -535,7 +543,12 @@ fn run_limited(mut cmd: Command, limit: Duration, shown: Option<&str>) -> Result
 
 impl Crate<'_> {
     /// Every test passes: is the lesson learned too?
-    fn lesson(&self, total: usize, compiled: &[PathBuf]) -> Result<Outcome, String> {
+    fn lesson(
+        &self,
+        total: usize,
+        compiled: &[PathBuf],
+        tests: &[String],
+    ) -> Result<Outcome, String> {
         if let Some(allowed) = self.allowed_dependencies {
             let breaches = crate::lesson::new_dependencies(self.crate_dir, allowed)?;
             if !breaches.is_empty() {
@@ -558,13 +571,13 @@ impl Crate<'_> {
             }
         }
         match self.miri {
-            Some(miri) => self.under_miri(total, miri),
+            Some(miri) => self.under_miri(total, miri, tests),
             None => Ok(Outcome::Done { total, miri: false }),
         }
     }
 
     /// The tests once more, under Miri: `rustup run TOOLCHAIN cargo miri test`.
-    fn under_miri(&self, total: usize, miri: &Miri) -> Result<Outcome, String> {
+    fn under_miri(&self, total: usize, miri: &Miri, tests: &[String]) -> Result<Outcome, String> {
         let not_run = |why: String| {
             Ok(Outcome::MiriNotRun {
                 total,
@@ -645,14 +658,22 @@ impl Crate<'_> {
             .filter_map(|l| l.strip_suffix(" ..."))
             .next()
             .map(str::to_owned);
-        // Miri names the thread it stopped on, and libtest names a test's thread after it.
+        // Miri names the thread it stopped on, and libtest names a test's thread after it;
+        // Linux keeps 15 bytes of a thread's name, so the full name is the one test that
+        // starts with it.
         let thread = ran
             .stderr
             .lines()
             .find_map(|l| l.trim().strip_prefix("= note: this is on thread `"))
             .and_then(|l| l.strip_suffix('`'))
             .filter(|t| *t != "main")
-            .map(str::to_owned);
+            .map(|t| {
+                let mut matching = tests.iter().filter(|n| n.starts_with(t));
+                match (matching.next(), matching.next()) {
+                    (Some(one), None) => one.clone(),
+                    _ => t.to_owned(),
+                }
+            });
         let (_, failed) = test_results(&ran.stdout);
         let test = thread.or(unfinished).or_else(|| failed.first().cloned());
         Ok(Outcome::MiriFailed {

@@ -300,7 +300,7 @@ fn miri_lab(name: &str, toolchain: &str) -> PathBuf {
     .unwrap();
     fs::write(
         lab.join("tests/first.rs"),
-        "#[test]\nfn reads_the_first() {\n    assert_eq!(miri_lab::first(&[7, 8]), 7);\n}\n",
+        "#[test]\nfn reads_the_first_number() {\n    assert_eq!(miri_lab::first(&[7, 8]), 7);\n}\n",
     )
     .unwrap();
     root
@@ -341,7 +341,7 @@ fn a_miri_lab_is_done_only_when_miri_agrees() {
     let (out, text) = labs_in(&root, &["check", "08", "--plain"], None);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
-        text.contains("tests pass, but Miri reports an error in reads_the_first"),
+        text.contains("tests pass, but Miri reports an error in reads_the_first_number"),
         "{text}"
     );
     assert!(text.contains("integer-to-pointer cast"), "{text}");
