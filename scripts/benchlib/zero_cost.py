@@ -62,12 +62,16 @@ def chart(data):
     lines += [""]
     base = rows[0]["rounds_ns"]
     ratios = {r["name"]: round_ratios(r["rounds_ns"], base) for r in rows}
+    # The table's ratio and the goal's percentage both come from the unrounded median of
+    # the rounds' ratios (the JSON's "ratio" is rounded: 1.615 printed as 1.61× beside +62%).
+    exact = {name: statistics.median(rs) for name, rs in ratios.items()}
     lines += table(["Variant", "ns per op", "vs hand-written¹", "allocations per op", "future size"],
-                   [[r["label"], "%.1f" % r["ns_per_op"], ratio_cell(ratios[r["name"]], r["ratio"]),
+                   [[r["label"], "%.1f" % r["ns_per_op"], ratio_cell(ratios[r["name"]], exact[r["name"]]),
                      "%g" % r["allocs_per_op"], "%d bytes" % r["future_bytes"]] for r in rows])
 
     def verdict(r):
-        gap = "within ±5%" if abs(r["ratio"] - 1) <= 0.05 else "%+.0f%%, goal missed" % ((r["ratio"] - 1) * 100)
+        ratio = exact[r["name"]]
+        gap = "within ±5%" if abs(ratio - 1) <= 0.05 else "%+.0f%%, goal missed" % ((ratio - 1) * 100)
         alloc = "0 allocations" if r["allocs_per_op"] == 0 else "%g allocations, goal missed" % r["allocs_per_op"]
         return "%s %s (%s)" % (r["label"], gap, alloc)
 
