@@ -21,6 +21,10 @@ number may be digits or a word ("fourteen"). Kinds:
     alt NN                 files in solutions/NN-*/alt/
     hints NN               hints in labs/NN-*/hints.md
     variants DATA.json     entries of the benchmark data's "variants" (or "rows")
+    data DATA.json PATH    a figure of a benchmark's data: PATH is keys and list indexes
+                           joined by dots (variants.1.ratio); the figure in prose must be
+                           the value rounded to as many decimals as it is written with.
+                           `percent` after PATH reads a ratio as a change: 1.62 is +62 (%)
     prose                  a number that counts nothing the repository can recompute
 
 Lint: a plural count of tests, errors, wrong answers or variants ("3 tests", "seven
@@ -106,13 +110,36 @@ def compute(spec):
     raise ValueError(f"unknown kind {kind!r}")
 
 
-def stated(before):
-    """The number right before a marker: the last number in the text before it."""
+def stated(before, decimals=False):
+    """The number right before a marker: the last number in the text before it (with its
+    decimals, for a figure of a benchmark's data)."""
+    if decimals:
+        found = re.findall(r"[-+]?\d[\d,]*(?:\.\d+)?", before)
+        return found[-1].replace(",", "").lstrip("+") if found else None
     found = re.findall(r"\b" + NUMBER + r"\b", before, re.IGNORECASE)
     if not found:
         return None
     word = found[-1].lower().replace(",", "")
     return WORDS.get(word, int(word) if word.isdigit() else None)
+
+
+def data_value(spec):
+    """The value a `data FILE PATH [percent]` marker names."""
+    parts = spec.split()
+    value = json.loads((ROOT / parts[1]).read_text())
+    for key in parts[2].split("."):
+        value = value[int(key)] if isinstance(value, list) else value[key]
+    if not isinstance(value, (int, float)):
+        raise ValueError(f"{parts[2]} in {parts[1]} is not a number: {value!r}")
+    if len(parts) > 3 and parts[3] == "percent":
+        value = (value - 1) * 100
+    return value
+
+
+def same_figure(written, value):
+    """Does WRITTEN ("1.62", "253.2", "62") say VALUE, rounded as written?"""
+    places = len(written.split(".")[1]) if "." in written else 0
+    return abs(float(written) - value) <= 0.5 * 10 ** -places + 1e-9
 
 
 def check(path, listing):
@@ -129,6 +156,19 @@ def check(path, listing):
         for m in markers:
             spec = m.group(1)
             if spec == "prose":
+                continue
+            if spec.startswith("data "):
+                written = stated(line[:m.start()], decimals=True)
+                try:
+                    value = data_value(spec)
+                except (ValueError, OSError, IndexError, KeyError) as e:
+                    problems.append(f"{where}: count: {spec}: {e}")
+                    continue
+                checked += 1
+                if listing:
+                    print(f"{where}: {written} ({spec} = {value})")
+                if written is None or not same_figure(written, value):
+                    problems.append(f"{where}: says {written}, but {spec} is {value:g}")
                 continue
             said = stated(line[:m.start()])
             try:
@@ -160,13 +200,19 @@ def self_test():
         f"All {real + 1} tests<!-- count: tests {lab} --> pass.\n"
         f"Three more tests pass.\n"
         "```rust\n// 5 tests in a code block are not prose\n```\n")
+    data = ROOT / "src/part1/data/zero-cost.json"
+    ratio = json.loads(data.read_text())["variants"][1]["ratio"]
+    page.write_text(page.read_text() +
+                    f"A ratio of {ratio:.2f}<!-- count: data src/part1/data/zero-cost.json variants.1.ratio -->.\n"
+                    f"A ratio of {ratio + 0.1:.2f}<!-- count: data src/part1/data/zero-cost.json variants.1.ratio -->.\n")
     problems, checked = check(page, False)
     page.unlink()
-    assert checked == 2, checked
-    assert len(problems) == 2, problems
+    assert checked == 4, (checked, problems)
+    assert len(problems) == 3, problems
+    assert f"but data src/part1/data/zero-cost.json variants.1.ratio is" in problems[2], problems
     assert f"says {real + 1}, but tests {lab} is {real}" in problems[0], problems
     assert "'Three more tests' has no" in problems[1], problems
-    print("counts: self-test: a wrong count and an unmarked one are both caught")
+    print("counts: self-test: a wrong count, an unmarked one and a wrong figure are caught")
 
 
 def main():
