@@ -375,6 +375,18 @@ fn keys_on(shard: usize, shards: usize, prefix: &str, count: usize) -> Vec<Strin
         .collect()
 }
 
+/// "shard 1", "shards 2 and 3", "no shard": for messages.
+fn shards(list: &[usize]) -> String {
+    match list {
+        [] => "no shard".to_owned(),
+        [one] => format!("shard {one}"),
+        [rest @ .., last] => {
+            let rest: Vec<String> = rest.iter().map(ToString::to_string).collect();
+            format!("shards {} and {last}", rest.join(", "))
+        }
+    }
+}
+
 /// Sets `done` when dropped, even by a panic: the app that leads a test holds one, so
 /// that the others stop waiting if it dies.
 struct SetOnDrop<'a>(&'a watch::Sender<bool>);
@@ -939,11 +951,12 @@ fn len_asks_every_shard_before_it_awaits_an_answer() {
         if !missing.is_empty() {
             let asked: Vec<usize> = asked.iter().copied().filter(|&s| s != 0).collect();
             panic!(
-                "len() asked shard(s) {asked:?}, and then waited for an answer before asking \
-                 shard(s) {missing:?}: they would be asked only after shard {} answered. \
-                 Ask every shard first, then await the answers together (scatter, then \
-                 gather): one after the other, the hops add up instead of overlapping",
-                asked.first().map_or("?".to_owned(), ToString::to_string)
+                "len() asked {}, then waited for an answer before asking {}: they would be \
+                 asked only after an answer came. Ask every shard first, then await the \
+                 answers together (scatter, then gather): asked one after the other, the \
+                 hops add up instead of overlapping",
+                shards(&asked),
+                shards(&missing)
             );
         }
         assert_eq!(
@@ -1374,8 +1387,10 @@ fn run_drains_every_queue_and_joins_every_thread() {
         assert_eq!(
             got,
             vec![(0, 0), (1, 200), (2, 200), (3, 200)],
-            "shard 0's app ended first, but its shard answered all {} calls sent to it \
-             afterwards: a shard serves until every handle on the store is gone",
+            "(shard, calls answered): shard 0's app ended first, and its shard must still \
+             answer all {} calls the other apps send it afterwards, but some were lost. A \
+             shard serves until every handle on the store is gone (recv() says None), not \
+             until its own app ends or its queue is empty for a moment",
             sent.load(SeqCst)
         );
         let ops = log.ops.lock().unwrap();
