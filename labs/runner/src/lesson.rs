@@ -829,11 +829,14 @@ pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
             {
                 Forbid::Send
             }
-            // `#[async_trait]` without `(?Send)` adds `+ Send` to every future it writes.
+            // async-trait's attribute adds `+ Send` to every future it writes unless its
+            // arguments are exactly `?Send`: `#[async_trait]`, `#[async_trait()]`, and the
+            // attribute renamed on import (`use async_trait::async_trait as remote`), which
+            // would hide the rest from this scan.
             Tok::Ident(w)
                 if w == "async_trait"
                     && wanted.contains(&Forbid::Send)
-                    && matches!(toks.get(n + 1).map(|t| &t.2), Some(Tok::Punct(']'))) =>
+                    && async_trait_sends(&toks, n) =>
             {
                 Forbid::Send
             }
@@ -861,6 +864,30 @@ pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
         });
     }
     out
+}
+
+/// Is the `async_trait` at `toks[n]` the attribute in its `Send` mode, or a renamed import?
+fn async_trait_sends(toks: &[(usize, usize, Tok)], n: usize) -> bool {
+    let at = |k: usize| toks.get(k).map(|t| &t.2);
+    let punct = |k: usize, c: char| at(k) == Some(&Tok::Punct(c));
+    let ident = |k: usize, w: &str| matches!(at(k), Some(Tok::Ident(x)) if x == w);
+    // `async_trait::…` is a path to the macro, not the macro: look at what follows it.
+    if punct(n + 1, ':') {
+        return false;
+    }
+    // `use async_trait::async_trait as other;` (or `{async_trait as other}`)
+    if ident(n + 1, "as") {
+        return true;
+    }
+    // Inside an attribute: `async_trait]` or `async_trait(ARGS)]`, where only `?Send` is fine.
+    if punct(n + 1, ']') {
+        return true;
+    }
+    if punct(n + 1, '(') {
+        let question_send_close = punct(n + 2, '?') && ident(n + 3, "Send") && punct(n + 4, ')');
+        return !question_send_close;
+    }
+    false
 }
 
 /// `cfg(clippy)`, `cfg_attr(clippy, …)`, `cfg!(clippy)`: code that clippy sees otherwise
@@ -1014,7 +1041,9 @@ fn g<'a>(x: &'a str) {}
     #[test]
     fn finds_sync_and_async_traits_default_send() {
         let src = "#[async_trait]\ntrait A {}\n#[async_trait::async_trait]\ntrait B {}\n\
-                   #[async_trait(?Send)]\ntrait C {}\nfn f<T: Sync>(t: T) {}\n";
+                   #[async_trait(?Send)]\ntrait C {}\nfn f<T: Sync>(t: T) {}\n\
+                   #[async_trait()]\ntrait D {}\nuse async_trait::async_trait as remote;\n\
+                   #[async_trait::async_trait(?Send)]\ntrait E {}\nuse async_trait::async_trait;\n";
         let found = scan(src, "src/lib.rs", &[Forbid::Send, Forbid::Sync]);
         let places: Vec<String> = found.iter().map(Breach::short).collect();
         assert_eq!(
@@ -1023,6 +1052,8 @@ fn g<'a>(x: &'a str) {}
                 "src/lib.rs:1 still has a Send bound (#[async_trait] without (?Send) makes every future Send)",
                 "src/lib.rs:3 still has a Send bound (#[async_trait] without (?Send) makes every future Send)",
                 "src/lib.rs:7 still has a Sync bound",
+                "src/lib.rs:8 still has a Send bound (#[async_trait] without (?Send) makes every future Send)",
+                "src/lib.rs:10 still has a Send bound (#[async_trait] without (?Send) makes every future Send)",
             ]
         );
     }
