@@ -63,6 +63,7 @@ pub enum Forbid {
     Transmute,
     Forget,
     Atomics,
+    HeldBorrow,
     /// Not in the `forbid` vocabulary: a crate in the lab's `[dependencies]` that the
     /// solution does without. Every lab is checked for it.
     NewDependency,
@@ -72,7 +73,7 @@ pub enum Forbid {
 }
 
 impl Forbid {
-    pub const ALL: [Forbid; 12] = [
+    pub const ALL: [Forbid; 13] = [
         Forbid::Arc,
         Forbid::Mutex,
         Forbid::TokioSpawn,
@@ -85,10 +86,11 @@ impl Forbid {
         Forbid::Transmute,
         Forbid::Forget,
         Forbid::Atomics,
+        Forbid::HeldBorrow,
     ];
 
     /// What every lab forbids unless its `[package.metadata.lab.allow]` says why not.
-    pub const DEFAULT: [Forbid; 7] = [
+    pub const DEFAULT: [Forbid; 8] = [
         Forbid::Mutex,
         Forbid::Unsafe,
         Forbid::StaticItem,
@@ -96,6 +98,7 @@ impl Forbid {
         Forbid::Transmute,
         Forbid::Forget,
         Forbid::Atomics,
+        Forbid::HeldBorrow,
     ];
 
     pub fn name(self) -> &'static str {
@@ -112,6 +115,7 @@ impl Forbid {
             Forbid::Transmute => "mem::transmute",
             Forbid::Forget => "mem::forget",
             Forbid::Atomics => "atomics",
+            Forbid::HeldBorrow => "RefCell across .await",
             Forbid::NewDependency => "a new dependency",
             Forbid::ClippyCfg => "cfg(clippy)",
         }
@@ -138,6 +142,7 @@ impl Forbid {
         match self {
             Forbid::TokioSpawn | Forbid::Leak | Forbid::Transmute | Forbid::Forget => "still calls",
             Forbid::Send | Forbid::Sync => "still has a",
+            Forbid::HeldBorrow => "still holds a",
             Forbid::StaticItem => "still declares",
             Forbid::NewDependency => "adds",
             _ => "still uses",
@@ -180,6 +185,9 @@ impl Forbid {
             Forbid::Forget => {
                 "a forgotten value is never dropped: what it owns leaks, and a guard's cleanup never runs."
             }
+            Forbid::HeldBorrow => {
+                "a RefCell borrow alive across an .await is a \"RefCell already borrowed\" panic the first time another task touches the cell meanwhile, on a path the tests may never take: end the borrow before the .await (clippy's await_holding_refcell_ref finds it)."
+            }
             Forbid::Atomics => {
                 "an atomic is state shared between threads; this lab keeps each counter with the one thread or task that owns it (a Cell on one thread), and brings the results together at the end."
             }
@@ -203,6 +211,7 @@ impl Forbid {
                     "std::sync::Condvar",
                     "tokio::sync::Mutex",
                     "tokio::sync::RwLock",
+                    "tokio::sync::Semaphore",
                     "tokio::sync::watch::Sender",
                     "tokio::sync::watch::Receiver",
                     "parking_lot::Mutex",
@@ -219,12 +228,20 @@ impl Forbid {
                 &[
                     "std::boxed::Box::leak",
                     "std::boxed::Box::into_raw",
+                    "std::rc::Rc::into_raw",
                     "std::vec::Vec::leak",
                     "std::string::String::leak",
                 ],
             ),
             Forbid::Transmute => (&[], &["std::mem::transmute", "std::mem::transmute_copy"]),
-            Forbid::Forget => (&[], &["std::mem::forget", "std::mem::ManuallyDrop::new"]),
+            Forbid::Forget => (
+                &[],
+                &[
+                    "std::mem::forget",
+                    "std::mem::ManuallyDrop::new",
+                    "std::mem::MaybeUninit::new",
+                ],
+            ),
             Forbid::Atomics => (
                 &[
                     "std::sync::atomic::AtomicBool",
@@ -247,14 +264,23 @@ impl Forbid {
             | Forbid::Sync
             | Forbid::Unsafe
             | Forbid::StaticItem
+            | Forbid::HeldBorrow
             | Forbid::NewDependency
             | Forbid::ClippyCfg => (&[], &[]),
         }
     }
 
+    /// The clippy lints (besides `disallowed-*`) that find it.
+    fn clippy_lints(self) -> &'static [&'static str] {
+        match self {
+            Forbid::HeldBorrow => &["clippy::await_holding_refcell_ref"],
+            _ => &[],
+        }
+    }
+
     fn by_clippy(self) -> bool {
         let (types, methods) = self.clippy_paths();
-        !types.is_empty() || !methods.is_empty()
+        !types.is_empty() || !methods.is_empty() || !self.clippy_lints().is_empty()
     }
 }
 
@@ -518,6 +544,11 @@ impl Lesson<'_> {
             "--force-warn",
             "clippy::disallowed_methods",
         ]);
+        for item in self.forbid {
+            for lint in item.clippy_lints() {
+                cmd.args(["--force-warn", lint]);
+            }
+        }
         let out = cmd
             .output()
             .map_err(|e| format!("could not run cargo clippy: {e}"))?;
@@ -533,7 +564,14 @@ impl Lesson<'_> {
             }
             any_message = true;
             let message = &msg["message"];
+            let code = message["code"]["code"].as_str().unwrap_or("");
+            let linted = self
+                .forbid
+                .iter()
+                .copied()
+                .find(|f| f.clippy_lints().contains(&code));
             let item = match message["code"]["code"].as_str() {
+                _ if linted.is_some() => (linted.expect("just found"), String::new()),
                 Some("clippy::disallowed_types") | Some("clippy::disallowed_methods") => {
                     // "use of a disallowed type `std::sync::Arc`"
                     let text = message["message"].as_str().unwrap_or("");
@@ -1137,7 +1175,8 @@ fn g<'a>(x: &'a str) {}
                 Forbid::Leak,
                 Forbid::Transmute,
                 Forbid::Forget,
-                Forbid::Atomics
+                Forbid::Atomics,
+                Forbid::HeldBorrow
             ]
         );
         let allow = BTreeMap::from([("unsafe".to_owned(), "the lab is unsafe code".to_owned())]);
