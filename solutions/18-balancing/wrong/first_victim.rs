@@ -1,10 +1,10 @@
 //! Wrong: the thief takes the front of the first non-empty queue it finds, in core
 //! order, not the step that has waited longest. Low-numbered cores are robbed first and
 //! a step on a high-numbered core can wait while younger ones are stolen.
-//! expect-fail: a_thief_looks_at_every_other_core, an_idle_core_steals_the_oldest_waiting_step, the_oldest_step_wins_not_the_longest_queue
+//! expect-fail: a_lone_old_step_beats_a_backlog, a_thief_looks_at_every_other_core, a_thief_steals_from_a_deep_backlog, a_thief_steals_the_oldest_again_and_again, a_thief_takes_one_step_from_the_front_of_a_long_queue, an_idle_core_steals_the_oldest_waiting_step, pick_follows_the_rule_on_generated_queues, skewed_run_work_stealing_exactly, the_oldest_step_wins_not_the_longest_queue
 //! replaces: solution
 impl Policy {
-    pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {
+    pub fn pick(self, core: usize, queues: &mut [RunQueue]) -> Option<Ready> {
         if let Some(step) = queues[core].pop_front() {
             return Some(step);
         }

@@ -2,11 +2,11 @@
 //! caches". With five cores or fewer that is every other core, so every test that used
 //! at most five passed; with twelve, a step waiting on the far side of the machine is
 //! never found while the thief sits idle.
-//! expect-fail: a_thief_looks_at_every_other_core
+//! expect-fail: a_64_core_machine_never_idles_while_a_step_waits, a_thief_does_not_spin, a_thief_looks_at_every_other_core, a_thief_steals_from_a_deep_backlog, pick_follows_the_rule_on_generated_queues
 //! replaces: solution
 
 impl Policy {
-    pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {
+    pub fn pick(self, core: usize, queues: &mut [RunQueue]) -> Option<Ready> {
         if let Some(step) = queues[core].pop_front() {
             return Some(step);
         }

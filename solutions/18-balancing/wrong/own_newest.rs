@@ -3,10 +3,10 @@
 //! wait for ever while newer ones keep jumping ahead of it. (Fork-join schedulers such
 //! as Cilk's do run their own deque LIFO, for throughput; a server's requests need FIFO,
 //! and tokio's local queue is FIFO apart from a one-task LIFO slot.)
-//! expect-fail: a_core_runs_its_own_oldest_step_first
+//! expect-fail: a_core_runs_its_own_oldest_step_first, a_small_run_worked_by_hand, pick_follows_the_rule_on_generated_queues, skewed_run_per_connection_exactly, skewed_run_work_stealing_exactly
 //! replaces: solution
 impl Policy {
-    pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {
+    pub fn pick(self, core: usize, queues: &mut [RunQueue]) -> Option<Ready> {
         if let Some(step) = queues[core].pop_back() {
             return Some(step);
         }

@@ -1,10 +1,10 @@
 //! Wrong: the thief copies the oldest step (`front().copied()`) instead of taking it out
 //! of the victim's queue, so the same step would run twice, on two cores.
 //! The simulator refuses such a pick with a panic that says so.
-//! expect-fail: an_idle_core_steals_the_oldest_waiting_step, an_idle_core_takes_over_a_waiting_task, same_seed_same_result, skewed_work_gives_stealing_a_lower_p99, stealing_never_leaves_a_core_idle_while_a_step_waits, the_oldest_step_wins_not_the_longest_queue
+//! expect-fail: a_64_core_machine_never_idles_while_a_step_waits, a_lone_old_step_beats_a_backlog, a_small_run_worked_by_hand, a_thief_does_not_spin, a_thief_looks_at_every_other_core, a_thief_steals_from_a_deep_backlog, a_thief_steals_the_oldest_again_and_again, a_thief_takes_one_step_from_the_front_of_a_long_queue, an_idle_core_steals_the_oldest_waiting_step, an_idle_core_takes_over_a_waiting_task, pick_follows_the_rule_on_generated_queues, same_seed_same_result, skewed_run_work_stealing_exactly, skewed_work_gives_stealing_a_lower_p99, stealing_never_leaves_a_core_idle_while_a_step_waits, the_oldest_step_wins_not_the_longest_queue
 //! replaces: solution
 impl Policy {
-    pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {
+    pub fn pick(self, core: usize, queues: &mut [RunQueue]) -> Option<Ready> {
         if let Some(step) = queues[core].pop_front() {
             return Some(step);
         }

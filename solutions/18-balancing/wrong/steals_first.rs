@@ -1,10 +1,10 @@
 //! Wrong: under work-stealing, a core always takes the oldest step anywhere, even when
 //! its own queue has work: one global queue in disguise. Nothing is left idle, but steps
 //! move between cores for no reason (each move costs a cold cache in real life).
-//! expect-fail: a_core_runs_its_own_oldest_step_first
+//! expect-fail: a_core_runs_its_own_oldest_step_first, pick_follows_the_rule_on_generated_queues, skewed_run_work_stealing_exactly
 //! replaces: solution
 impl Policy {
-    pub fn pick(self, core: usize, queues: &mut [VecDeque<Ready>]) -> Option<Ready> {
+    pub fn pick(self, core: usize, queues: &mut [RunQueue]) -> Option<Ready> {
         match self {
             Policy::PerConnection => queues[core].pop_front(),
             Policy::WorkStealing => {
