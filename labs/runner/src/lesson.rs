@@ -64,16 +64,24 @@ pub enum Forbid {
     Forget,
     Atomics,
     HeldBorrow,
+    SystemAlloc,
     /// Not in the `forbid` vocabulary: a crate in the lab's `[dependencies]` that the
     /// solution does without. Every lab is checked for it.
     NewDependency,
     /// Not in the vocabulary either: `cfg(clippy)`, code that clippy (which finds the
     /// forbidden types) compiles differently from the compiler. Checked wherever clippy is.
     ClippyCfg,
+    /// Nor this: `cfg(miri)`, code that Miri runs differently from the compiled tests.
+    /// Checked in labs with `miri = true`.
+    MiriCfg,
+    /// Code the starter gives (`// ANCHOR: given…` regions), changed or gone: the tests
+    /// rely on it behaving as given. Checked in every lab whose starter has such regions;
+    /// a wrong answer may expect it as `given code`.
+    GivenCode,
 }
 
 impl Forbid {
-    pub const ALL: [Forbid; 13] = [
+    pub const ALL: [Forbid; 14] = [
         Forbid::Arc,
         Forbid::Mutex,
         Forbid::TokioSpawn,
@@ -87,6 +95,7 @@ impl Forbid {
         Forbid::Forget,
         Forbid::Atomics,
         Forbid::HeldBorrow,
+        Forbid::SystemAlloc,
     ];
 
     /// What every lab forbids unless its `[package.metadata.lab.allow]` says why not.
@@ -116,14 +125,18 @@ impl Forbid {
             Forbid::Forget => "mem::forget",
             Forbid::Atomics => "atomics",
             Forbid::HeldBorrow => "RefCell across .await",
+            Forbid::SystemAlloc => "alloc::System",
             Forbid::NewDependency => "a new dependency",
             Forbid::ClippyCfg => "cfg(clippy)",
+            Forbid::MiriCfg => "cfg(miri)",
+            Forbid::GivenCode => "given code",
         }
     }
 
     pub fn parse(name: &str) -> Result<Forbid, String> {
         Forbid::ALL
             .into_iter()
+            .chain([Forbid::GivenCode])
             .find(|f| f.name() == name)
             .ok_or_else(|| {
                 let known: Vec<String> = Forbid::ALL
@@ -144,6 +157,7 @@ impl Forbid {
             Forbid::Send | Forbid::Sync => "still has a",
             Forbid::HeldBorrow => "still holds a",
             Forbid::StaticItem => "still declares",
+            Forbid::GivenCode => "changes the",
             Forbid::NewDependency => "adds",
             _ => "still uses",
         }
@@ -197,6 +211,15 @@ impl Forbid {
             Forbid::ClippyCfg => {
                 "code that clippy compiles differently from the compiler hides what the lab checks: remove the cfg."
             }
+            Forbid::GivenCode => {
+                "this code is given: the tests rely on it behaving as written, so changing it changes what they measure. Put it back (cargo labs reset NN keeps your files in a backup); your work is elsewhere (see the README)."
+            }
+            Forbid::MiriCfg => {
+                "code that runs one way under Miri and another way in the real tests hides from Miri what it is there to check: remove the cfg."
+            }
+            Forbid::SystemAlloc => {
+                "memory from std::alloc::System goes around the allocator the tests count with: allocate through std::alloc (alloc, dealloc), which the tests see."
+            }
         }
     }
 
@@ -242,6 +265,7 @@ impl Forbid {
                     "std::mem::MaybeUninit::new",
                 ],
             ),
+            Forbid::SystemAlloc => (&["std::alloc::System"], &[]),
             Forbid::Atomics => (
                 &[
                     "std::sync::atomic::AtomicBool",
@@ -266,7 +290,9 @@ impl Forbid {
             | Forbid::StaticItem
             | Forbid::HeldBorrow
             | Forbid::NewDependency
-            | Forbid::ClippyCfg => (&[], &[]),
+            | Forbid::ClippyCfg
+            | Forbid::MiriCfg
+            | Forbid::GivenCode => (&[], &[]),
         }
     }
 
@@ -359,6 +385,7 @@ impl Breach {
     /// "src/lib.rs:12 still uses Arc"
     pub fn short(&self) -> String {
         let what = match self.item {
+            Forbid::GivenCode => format!("given code `{}`", self.found),
             Forbid::Send if self.code.contains("async_trait") && !self.code.contains("Send") => {
                 "Send bound (#[async_trait] without (?Send) makes every future Send)".to_owned()
             }
@@ -374,6 +401,117 @@ impl Breach {
     pub fn long(&self) -> String {
         format!("{}: {}", self.short(), self.item.why())
     }
+}
+
+/// The regions named `given…` (`// ANCHOR: given_simulator` … `// ANCHOR_END: …`) of some
+/// source files: name -> (file, line of the anchor, the code without comments or spaces).
+fn given_regions(files: &BTreeMap<String, String>) -> BTreeMap<String, (String, usize, String)> {
+    let mut found = BTreeMap::new();
+    for (file, text) in files {
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
+            let Some(name) = line.trim().strip_prefix("// ANCHOR: ") else {
+                continue;
+            };
+            if !name.starts_with("given") {
+                continue;
+            }
+            let end = format!("// ANCHOR_END: {name}");
+            let region: Vec<&str> = lines[n + 1..]
+                .iter()
+                .take_while(|l| l.trim() != end)
+                .copied()
+                .collect();
+            let body = code_only(&region.join("\n"));
+            found.insert(name.to_owned(), (format!("src/{file}"), n + 1, body));
+        }
+    }
+    found
+}
+
+/// Source code without its comments, the white space outside string literals, and the
+/// commas a layout adds before a closing bracket: two layouts of the same code (rustfmt's,
+/// a learner's) come out the same.
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let (c, next) = (chars[i], chars.get(i + 1).copied());
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            i += 2;
+            while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
+                i += 1;
+            }
+            i += 2;
+        } else if c == '"' {
+            // A string literal, kept as written.
+            out.push(c);
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    out.push(chars[i]);
+                    i += 1;
+                }
+                if let Some(&ch) = chars.get(i) {
+                    out.push(ch);
+                }
+                i += 1;
+            }
+            out.push('"');
+            i += 1;
+        } else if c.is_whitespace() {
+            // Two words stay two: `pub fn` is not `pubfn`.
+            let before = out.chars().last();
+            while i < chars.len() && chars[i].is_whitespace() {
+                i += 1;
+            }
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            if word(before) && word(chars.get(i).copied()) {
+                out.push(' ');
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    // `[1, 2, 3,]` is `[1, 2, 3]`.
+    let kept: Vec<char> = out.chars().collect();
+    kept.iter()
+        .enumerate()
+        .filter(|&(k, &c)| !(c == ',' && matches!(kept.get(k + 1), Some(']' | ')' | '}'))))
+        .map(|(_, &c)| c)
+        .collect()
+}
+
+/// Where `current` (a crate's `src/` files) no longer has, unchanged, a given region of
+/// `reference` (the starter's). Comments and white space may change; the code may not.
+pub fn given_changed(
+    reference: &BTreeMap<String, String>,
+    current: &BTreeMap<String, String>,
+) -> Vec<Breach> {
+    let theirs = given_regions(current);
+    let mut out = Vec::new();
+    for (name, (file, line, code)) in given_regions(reference) {
+        let (file, line) = match theirs.get(&name) {
+            Some((_, _, now)) if *now == code => continue,
+            Some((f, l, _)) => (f.clone(), *l),
+            None => (file, line),
+        };
+        out.push(Breach {
+            item: Forbid::GivenCode,
+            file,
+            line,
+            column: 1,
+            found: name,
+            code: String::new(),
+        });
+    }
+    out
 }
 
 /// The crates `manifest`'s `[dependencies]` names beyond `allowed`, as breaches of
@@ -426,6 +564,8 @@ pub struct Lesson<'a> {
     /// Every file the compiler read for the library beyond `src/` (cargo's dep-info:
     /// `#[path]` modules elsewhere, `include!`d files, a build script's output).
     pub compiled: &'a [PathBuf],
+    /// The lab is judged by Miri too (`miri = true`): `cfg(miri)` is a finding.
+    pub miri: bool,
 }
 
 impl Lesson<'_> {
@@ -472,7 +612,10 @@ impl Lesson<'_> {
             let shown = relative(self.crate_dir, &file);
             found.extend(scan(&text, &shown, &scanned));
             if uses_clippy {
-                found.extend(scan_clippy_cfg(&text, &shown));
+                found.extend(scan_cfg(&text, &shown, "clippy", Forbid::ClippyCfg));
+            }
+            if self.miri {
+                found.extend(scan_cfg(&text, &shown, "miri", Forbid::MiriCfg));
             }
             if !fallback.is_empty() {
                 found.extend(scan_names(&text, &shown, &fallback));
@@ -859,11 +1002,12 @@ pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
     for (n, (line, column, tok)) in toks.iter().enumerate() {
         let item = match tok {
             Tok::Lifetime(l) if l == "static" && wanted.contains(&Forbid::Static) => Forbid::Static,
-            // `?Send` says "need not be Send": that is the lesson, not a breach.
+            // `#[async_trait(?Send)]` says "need not be Send": that is the lesson, not a
+            // breach. Only there: a macro of the learner's could take `?Send` and drop the `?`.
             Tok::Ident(w)
                 if w == "Send"
                     && wanted.contains(&Forbid::Send)
-                    && !matches!(n.checked_sub(1).map(|p| &toks[p].2), Some(Tok::Punct('?'))) =>
+                    && !question_send_of_async_trait(&toks, n) =>
             {
                 Forbid::Send
             }
@@ -904,6 +1048,14 @@ pub fn scan(text: &str, file: &str, forbid: &[Forbid]) -> Vec<Breach> {
     out
 }
 
+/// Is the `Send` at `toks[n]` the `?Send` of `async_trait(?Send)`?
+fn question_send_of_async_trait(toks: &[(usize, usize, Tok)], n: usize) -> bool {
+    let at = |k: Option<usize>| k.and_then(|k| toks.get(k)).map(|t| &t.2);
+    at(n.checked_sub(1)) == Some(&Tok::Punct('?'))
+        && at(n.checked_sub(2)) == Some(&Tok::Punct('('))
+        && at(n.checked_sub(3)) == Some(&Tok::Ident("async_trait".into()))
+}
+
 /// Is the `async_trait` at `toks[n]` the attribute in its `Send` mode, or a renamed import?
 fn async_trait_sends(toks: &[(usize, usize, Tok)], n: usize) -> bool {
     let at = |k: usize| toks.get(k).map(|t| &t.2);
@@ -928,21 +1080,21 @@ fn async_trait_sends(toks: &[(usize, usize, Tok)], n: usize) -> bool {
     false
 }
 
-/// `cfg(clippy)`, `cfg_attr(clippy, …)`, `cfg!(clippy)`: code that clippy sees otherwise
-/// than the compiler, which would hide a forbidden type from the check. (`clippy::lint`
-/// paths in `#[allow]` are fine.)
-fn scan_clippy_cfg(text: &str, file: &str) -> Vec<Breach> {
+/// `cfg(clippy)`, `cfg_attr(clippy, …)`, `cfg!(clippy)` (or `miri`): code that clippy or
+/// Miri sees otherwise than the compiler, which would hide a forbidden type from clippy or
+/// undefined behaviour from Miri. (`clippy::lint` paths in `#[allow]` are fine.)
+fn scan_cfg(text: &str, file: &str, name: &str, item: Forbid) -> Vec<Breach> {
     let lines: Vec<&str> = text.lines().collect();
     let toks = tokens(text);
     let mut out = Vec::new();
     for (n, (line, column, tok)) in toks.iter().enumerate() {
-        if *tok != Tok::Ident("clippy".into())
+        if *tok != Tok::Ident(name.into())
             || matches!(toks.get(n + 1).map(|t| &t.2), Some(Tok::Punct(':')))
         {
             continue;
         }
         out.push(Breach {
-            item: Forbid::ClippyCfg,
+            item,
             file: file.to_owned(),
             line: *line,
             column: *column,
@@ -1097,6 +1249,33 @@ fn g<'a>(x: &'a str) {}
     }
 
     #[test]
+    fn a_question_send_counts_only_in_async_traits_attribute() {
+        let src = "#[async_trait(?Send)]\ntrait A {}\nmark!(?Send);\n";
+        let lines: Vec<usize> = scan(src, "src/lib.rs", &[Forbid::Send])
+            .iter()
+            .map(|b| b.line)
+            .collect();
+        assert_eq!(lines, [3]);
+        let src = "#[cfg(miri)]\nfn f() {}\nfn g() { if cfg!(not(miri)) {} }\n";
+        let lines: Vec<usize> = scan_cfg(src, "src/lib.rs", "miri", Forbid::MiriCfg)
+            .iter()
+            .map(|b| b.line)
+            .collect();
+        assert_eq!(lines, [1, 3]);
+    }
+
+    #[test]
+    fn given_code_is_compared_without_layout_or_comments() {
+        assert_eq!(
+            code_only("pub fn f(x: [u8; 3]) -> &'static str { // why\n  \"a  b\" /* c */ }"),
+            code_only("pub   fn f(\n    x: [u8; 3],\n) -> &'static str {\n    \"a  b\"\n}")
+        );
+        assert_ne!(code_only("\"a b\""), code_only("\"ab\""));
+        assert_ne!(code_only("[1, 2, 3]"), code_only("[1, 2, 4]"));
+        assert_ne!(code_only("pub fn"), code_only("pubfn"));
+    }
+
+    #[test]
     fn finds_unsafe_code() {
         let src = "// unsafe in a comment is fine\n\
                    #![deny(unsafe_code)]\n\
@@ -1138,7 +1317,7 @@ fn g<'a>(x: &'a str) {}
                    use std::sync::Arc as Shared;\n\
                    #[cfg_attr(clippy, allow(unused))]\n\
                    fn f() { if cfg!(clippy) {} }\n";
-        let lines: Vec<usize> = scan_clippy_cfg(src, "src/lib.rs")
+        let lines: Vec<usize> = scan_cfg(src, "src/lib.rs", "clippy", Forbid::ClippyCfg)
             .iter()
             .map(|b| b.line)
             .collect();
@@ -1267,6 +1446,7 @@ fn g<'a>(x: &'a str) {}
                 Forbid::Leak,
             ],
             compiled: &[],
+            miri: false,
         };
         let toml = lesson.clippy_toml();
         assert!(toml.contains("std::sync::Arc") && toml.contains("tokio::task::spawn"));

@@ -197,6 +197,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
 
 /// Evaluates a lab as the learner has it now.
 pub fn evaluate(paths: &Paths, options: &Options, lab: &Lab) -> Result<Evaluation, String> {
+    let starter = reset::starter_sources(lab);
     Crate {
         workspace: &paths.labs,
         package: &lab.package,
@@ -207,6 +208,7 @@ pub fn evaluate(paths: &Paths, options: &Options, lab: &Lab) -> Result<Evaluatio
         runner_dir: &paths.runner_dir(),
         time_limit: lab.time_limit(options.time_limit),
         miri: lab.miri.as_ref(),
+        given: starter.as_ref(),
     }
     .evaluate()
 }

@@ -205,6 +205,9 @@ pub struct Crate<'a> {
     pub time_limit: Duration,
     /// Done only once the tests pass under Miri too (`miri = true`).
     pub miri: Option<&'a Miri>,
+    /// The starter's `src/` files: the code it gives (`// ANCHOR: given…`) must be unchanged
+    /// (`None`: not checked, e.g. no starter to compare with).
+    pub given: Option<&'a std::collections::BTreeMap<String, String>>,
 }
 
 /// How to run a lab's tests under Miri: `miri-toolchain` and `miri-flags` in labs/Cargo.toml's
@@ -555,6 +558,13 @@ impl Crate<'_> {
                 return Ok(Outcome::BreaksLesson { total, breaches });
             }
         }
+        if let Some(reference) = self.given {
+            let now = crate::reset::sources(&self.crate_dir.join("src"))?;
+            let breaches = crate::lesson::given_changed(reference, &now);
+            if !breaches.is_empty() {
+                return Ok(Outcome::BreaksLesson { total, breaches });
+            }
+        }
         if !self.forbid.is_empty() {
             let breaches = Lesson {
                 workspace: self.workspace,
@@ -564,6 +574,7 @@ impl Crate<'_> {
                 clippy_dir: self.runner_dir.join("clippy").join(self.package),
                 forbid: self.forbid,
                 compiled,
+                miri: self.miri.is_some(),
             }
             .breaches()?;
             if !breaches.is_empty() {

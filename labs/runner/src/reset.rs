@@ -213,6 +213,27 @@ fn from_git(lab: &Lab) -> Result<Option<Starter>, String> {
 }
 
 /// The pristine copy a kit without git ships: labs/NN-slug/.starter/src/.
+/// The starter's source files as text (for the given-code check), wherever `reset` would
+/// take them from; `None` when there is no starter to compare with.
+pub fn starter_sources(lab: &Lab) -> Option<BTreeMap<String, String>> {
+    let starter = from_git(lab).ok().flatten().or_else(|| from_copy(lab))?;
+    Some(
+        starter
+            .files
+            .into_iter()
+            .map(|(name, bytes)| (name, String::from_utf8_lossy(&bytes).into_owned()))
+            .collect(),
+    )
+}
+
+/// A crate's `src/` files as text, by path relative to `src/`.
+pub fn sources(src: &Path) -> Result<BTreeMap<String, String>, String> {
+    Ok(read_tree(src)?
+        .into_iter()
+        .map(|(name, bytes)| (name, String::from_utf8_lossy(&bytes).into_owned()))
+        .collect())
+}
+
 fn from_copy(lab: &Lab) -> Option<Starter> {
     let dir = lab.dir.join(".starter").join("src");
     let files = read_tree(&dir).ok()?;

@@ -208,6 +208,7 @@ fn run_job(
                 runner_dir: &runner_dir,
                 time_limit: lab.time_limit(options.time_limit),
                 miri: lab.miri.as_ref(),
+                given: None,
             }
             .evaluate()?
             .outcome;
@@ -245,6 +246,7 @@ fn run_job(
                 runner_dir: &runner_dir,
                 time_limit: lab.time_limit(options.time_limit),
                 miri: lab.miri.as_ref(),
+                given: Some(&crate::reset::sources(&lab.dir.join("src"))?),
             }
             .evaluate()?
             .outcome;
@@ -640,7 +642,9 @@ fn check_variant(
     let name = &*file.file_stem().unwrap_or_default().to_string_lossy();
     let wrong = parse_wrong(&fs::read_to_string(file).map_err(|e| e.to_string())?)?;
     if let Expect::Lesson(items) = &wrong.expect
-        && let Some(item) = items.iter().find(|i| !lab.forbid.contains(i))
+        && let Some(item) = items
+            .iter()
+            .find(|i| !lab.forbid.contains(i) && **i != Forbid::GivenCode)
     {
         return Err(format!(
             "expect-lesson: {item}, but the lab's Cargo.toml does not forbid it"
@@ -674,6 +678,7 @@ fn check_variant(
         runner_dir: &paths.runner_dir(),
         time_limit: lab.time_limit(options.time_limit),
         miri: lab.miri.as_ref(),
+        given: Some(&crate::reset::sources(&lab.dir.join("src"))?),
     }
     .evaluate()?
     .outcome;

@@ -236,6 +236,50 @@ fn code_that_clippy_compiles_otherwise_hides_nothing() {
 }
 
 #[test]
+fn the_code_a_starter_gives_stays_as_given() {
+    // Lab 01 with a given region (no git in the copy: the starter is .starter/src/).
+    let root = fresh_copy("given");
+    let lab = root.join("labs/01-green");
+    let given = "// ANCHOR: given_table\n/// The table the tests read.\npub const TABLE: [u32; 3] = [1, 2, 3];\n\
+                 // ANCHOR_END: given_table\n\npub fn answer() -> u32 {\n    42\n}\n";
+    fs::write(lab.join("src/lib.rs"), given).unwrap();
+    copy_dir(&lab.join("src"), &lab.join(".starter/src"));
+    let (out, text) = labs_in(&root, &["check", "01", "--plain"], None);
+    assert!(out.status.success(), "{text}");
+
+    // Comments and layout may change, the code may not.
+    let reformatted = given
+        .replace("/// The table the tests read.", "// my note")
+        .replace("[1, 2, 3]", "[\n    1, 2,\n    3, // three\n]");
+    fs::write(lab.join("src/lib.rs"), reformatted).unwrap();
+    let (out, text) = labs_in(&root, &["check", "01", "--plain"], None);
+    assert!(out.status.success(), "{text}");
+
+    fs::write(
+        lab.join("src/lib.rs"),
+        given.replace("[1, 2, 3]", "[1, 2, 4]"),
+    )
+    .unwrap();
+    let (out, text) = labs_in(&root, &["check", "01", "--plain"], None);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("src/lib.rs:1 changes the given code `given_table`: this code is given"),
+        "{text}"
+    );
+
+    fs::write(
+        lab.join("src/lib.rs"),
+        "pub fn answer() -> u32 {\n    42\n}\n",
+    )
+    .unwrap();
+    let (_, text) = labs_in(&root, &["check", "01", "--plain"], None);
+    assert!(
+        text.contains("changes the given code `given_table`"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_test_that_crashes_its_binary_is_named_and_the_others_still_count() {
     let (out, text) = labs(&["check", "07", "--plain"]);
     assert_eq!(out.status.code(), Some(1), "{text}");
