@@ -8,10 +8,11 @@
 //! with "stall" holds its shard's thread still inside the slice until the app that asked
 //! lets go, so a test can fill a queue, or keep every answer back, at a moment it picks.
 //!
-//! A wrong answer fails fast for the reason it is wrong, never hangs: once every app has
-//! finished, `run` has `STOP_LIMIT` to return (a store that never stops trips the test
-//! then, with the likely cause), and each test runs under a wall-clock net, `LIMIT`. On
-//! the test's side, locks are fine: the lesson applies to the store, not to its probes.
+//! A wrong answer fails fast for the reason it is wrong, never hangs: the store must be
+//! idle before a test begins (a shard that spins is caught there), and stop once every
+//! app has finished (a store whose threads all sleep, or spin, instead is caught then,
+//! with the likely cause); each test also runs under a wall-clock net, `LIMIT`. On the
+//! test's side, locks are fine: the lesson applies to the store, not to its probes.
 #![allow(
     clippy::disallowed_types,
     reason = "the probes log from every shard's thread: the test's locks and Arc, not the store's"
@@ -19,6 +20,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fs;
 use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
@@ -38,9 +40,13 @@ use tokio::sync::watch;
 /// tests' own checks fail a wrong answer long before this.
 const LIMIT: Duration = Duration::from_secs(5);
 
-/// How long `run` may take to return once every app has finished: the shards only have
-/// to see their queues close, and their threads to end.
-const STOP_LIMIT: Duration = Duration::from_secs(1);
+/// Once every app has finished, the shards only have to see their queues close and their
+/// threads end. A store that does not stop is caught by what its threads do (Linux): all
+/// asleep for `STILL` with nobody waking, or more than `SPUN` of CPU between them. These
+/// do not depend on how busy the machine is. Elsewhere `run` has `STOP_LIMIT` to return.
+const STILL: Duration = Duration::from_millis(100);
+const SPUN: Duration = Duration::from_millis(100);
+const STOP_LIMIT: Duration = Duration::from_secs(2);
 
 thread_local! {
     /// The running test's watchdog, which `Shutdown` trips when the store never stops.
@@ -72,7 +78,9 @@ const IDLE_POLLS: usize = 10;
 /// - the start line: every app first waits until every shard's thread has gone to sleep
 ///   (Linux; elsewhere it goes on at once), counting its polls, so a shard that never
 ///   sleeps is caught before it can slow the test down;
-/// - the finish: once the last app has ended, `run` has `STOP_LIMIT` to return.
+/// - the finish: once the last app has ended, the store's threads (the shards' and the
+///   one that called `run`) must end; if they all sleep with nobody waking, or go on
+///   burning CPU, the test fails then.
 struct Shutdown {
     ended: std_mpsc::Sender<()>,
     returned: std_mpsc::Sender<()>,
@@ -99,6 +107,7 @@ impl Shutdown {
         let (waiting, apps_waiting) = std_mpsc::channel::<Option<OsThread>>();
         let start = Arc::new(StartLine::default());
         let (trip, line) = (tripwire.clone(), Arc::clone(&start));
+        let body = OsThread::current();
         thread::spawn(move || {
             // The start line: every app waits, and every thread they run on sleeps.
             let threads: Vec<_> = apps_waiting.iter().take(shards).collect();
@@ -117,15 +126,8 @@ impl Shutdown {
                     return; // the test is over
                 }
             }
-            if let Err(RecvTimeoutError::Timeout) = run_returned.recv_timeout(STOP_LIMIT) {
-                trip.trip(format!(
-                    "every app had finished, but run had not returned {STOP_LIMIT:?} later: \
-                     the shards never stopped. A shard's loop ends when every sender of its \
-                     queue is gone and the queue is empty, so something still holds a \
-                     sender: a `Store` that a shard's thread keeps next to the one it gives \
-                     its app, a sender `run` kept, or a loop that goes on after recv() says \
-                     None"
-                ));
+            if let Some(why) = never_stops(&threads, body, &run_returned) {
+                trip.trip(why);
             }
         });
         Shutdown {
@@ -155,6 +157,97 @@ impl Shutdown {
 
     fn returned(self) {
         let _ = self.returned.send(());
+    }
+}
+
+/// Waits for `run` to return once every app has finished; says why the store never
+/// stopped if it does not. `shards` are the threads the apps ran on, `body` the one that
+/// called `run` (both `None` off Linux).
+fn never_stops(
+    shards: &[Option<OsThread>],
+    body: Option<OsThread>,
+    run_returned: &std_mpsc::Receiver<()>,
+) -> Option<String> {
+    const HELD: &str = "A shard's loop ends when every sender of its queue is gone and the \
+        queue is empty, so something still holds a sender: a `Store` that a shard's thread \
+        keeps next to the one it gives its app, or a sender `run` kept";
+    let mut watched: Vec<OsThread> = Vec::new();
+    for thread in shards.iter().flatten().chain(&body) {
+        if !watched.contains(thread) {
+            watched.push(*thread);
+        }
+    }
+    let Some(body) = body.filter(|_| watched.len() > 1) else {
+        return match run_returned.recv_timeout(STOP_LIMIT) {
+            Err(RecvTimeoutError::Timeout) => Some(format!(
+                "every app had finished, but run had not returned {STOP_LIMIT:?} later: the \
+                 shards never stopped. {HELD}, or a loop that goes on after recv() says None"
+            )),
+            _ => None,
+        };
+    };
+    // CPU time and sleeps of a thread, from /proc; None once it has ended.
+    let look = |thread: &OsThread| {
+        let stat = fs::read_to_string(format!("/proc/self/task/{}/schedstat", thread.tid()));
+        let cpu = stat.ok()?.split_whitespace().next()?.parse::<u64>().ok()?;
+        Some((cpu, thread.asleep()?, thread.sleeps()?))
+    };
+    let mut cpu_at_end: Vec<Option<u64>> = watched.iter().map(|t| look(t).map(|l| l.0)).collect();
+    let mut cpu_used = vec![0u64; watched.len()];
+    let mut still_since: Option<(Instant, Vec<Option<u64>>)> = None;
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        match run_returned.recv_timeout(Duration::from_millis(20)) {
+            Err(RecvTimeoutError::Timeout) => {}
+            _ => return None,
+        }
+        let now: Vec<_> = watched.iter().map(look).collect();
+        for (i, l) in now.iter().enumerate() {
+            if let (Some((cpu, _, _)), Some(start)) = (l, cpu_at_end[i]) {
+                cpu_used[i] = cpu.saturating_sub(start);
+            } else if cpu_at_end[i].is_none() {
+                cpu_at_end[i] = l.map(|l| l.0);
+            }
+        }
+        let spun = Duration::from_nanos(cpu_used.iter().sum());
+        if spun > SPUN {
+            return Some(format!(
+                "every app had finished, but run did not return and the store's threads \
+                 went on running ({} ms of CPU between them, where stopping takes a few): \
+                 the shards never stopped. A shard's loop that goes round again after \
+                 recv() says None spins on its closed queue; end the loop there",
+                spun.as_millis()
+            ));
+        }
+        // Still: a shard's thread alive, every thread alive asleep, nobody woken since.
+        let shard_alive = now[..]
+            .iter()
+            .zip(&watched)
+            .any(|(l, t)| *t != body && l.is_some());
+        let all_asleep = now.iter().flatten().all(|&(_, asleep, _)| asleep);
+        let sleeps: Vec<Option<u64>> = now.iter().map(|l| l.map(|l| l.2)).collect();
+        if shard_alive && all_asleep {
+            match &still_since {
+                Some((since, before)) if *before == sleeps => {
+                    if since.elapsed() >= STILL {
+                        return Some(format!(
+                            "every app had finished, but run did not return: the store's \
+                             threads all went to sleep and stayed asleep, the shards waiting \
+                             for requests that can never come. {HELD}"
+                        ));
+                    }
+                }
+                _ => still_since = Some((Instant::now(), sleeps)),
+            }
+        } else {
+            still_since = None;
+        }
+        if Instant::now() > deadline {
+            return Some(format!(
+                "every app had finished, but run had not returned {LIMIT:?} later: the \
+                 shards never stopped. {HELD}, or a loop that goes on after recv() says None"
+            ));
+        }
     }
 }
 

@@ -305,94 +305,385 @@ fn dropping_a_dyn_call_drops_the_lookup() {
 }
 
 #[test]
-fn a_stored_zero_is_an_answer() {
+fn any_stored_value_is_an_answer() {
     let gauge = Gauge::new();
-    let near = cache(&[(5, 0)], &gauge);
-    let far = cache(&[(5, 50)], &gauge);
-    let layers: [&dyn DynStore; 2] = [&near, &far];
-    let tiers = Tiers::new(&layers);
+    for value in [0, u64::MAX] {
+        let near = cache(&[(5, value)], &gauge);
+        let far = cache(&[(5, 50)], &gauge);
+        let layers: [&dyn DynStore; 2] = [&near, &far];
+        let tiers = Tiers::new(&layers);
 
-    assert_eq!(
-        poll_to_end(POLLS, tiers.get(5)),
-        Some(0),
-        "the first tier stores 0 under key 5, so `Tiers` must answer Some(0): 0 is a \
-         value like any other, and only None means a tier does not know the key (was the \
-         answer turned into a number with unwrap_or(0) and 0 taken for a miss?)"
-    );
-    assert_eq!(
-        far.lookups.get(),
-        0,
-        "the first tier answered Some(0), yet the second tier was asked too: a tier that \
-         knows the key ends the search, whatever the value"
-    );
-}
-
-#[test]
-fn a_changed_value_is_seen_on_the_next_call() {
-    let gauge = Gauge::new();
-    let near = cache(&[(1, 10)], &gauge);
-    let layers: [&dyn DynStore; 1] = [&near];
-    let tiers = Tiers::new(&layers);
-
-    assert_eq!(poll_to_end(POLLS, tiers.get(1)), Some(10));
-    near.entries.borrow_mut().insert(1, 11);
-    assert_eq!(
-        poll_to_end(POLLS, tiers.get(1)),
-        Some(11),
-        "the store's value for key 1 changed from 10 to 11 between two calls, and the \
-         second call still answered the old value: `Tiers` answered from a memory of its \
-         own instead of asking the stores. Keeping answers is a cache's job, and a cache \
-         is one of the tiers; `Tiers` asks them on every call"
-    );
-    assert_eq!(near.lookups.get(), 2, "each call asks the store");
-}
-
-#[test]
-fn a_key_added_after_a_miss_is_found() {
-    let gauge = Gauge::new();
-    let near = cache(&[(1, 10)], &gauge);
-    let layers: [&dyn DynStore; 1] = [&near];
-    let tiers = Tiers::new(&layers);
-
-    assert_eq!(poll_to_end(POLLS, tiers.get(2)), None, "nobody knows 2 yet");
-    near.entries.borrow_mut().insert(2, 20);
-    assert_eq!(
-        poll_to_end(POLLS, tiers.get(2)),
-        Some(20),
-        "key 2 was added to the store after a call that missed it, and the next call still \
-         answered None: `Tiers` remembered the miss instead of asking the stores again. A \
-         miss is true only at the moment it is answered; `Tiers` asks the stores on every \
-         call"
-    );
-    assert_eq!(near.lookups.get(), 2, "each call asks the store");
-}
-
-#[test]
-fn every_tier_is_asked_in_order() {
-    let gauge = Gauge::new();
-    let first = cache(&[(1, 1)], &gauge);
-    let second = cache(&[(2, 2)], &gauge);
-    let third = cache(&[(3, 3)], &gauge);
-    let fourth = cache(&[(4, 4)], &gauge);
-    let layers: [&dyn DynStore; 4] = [&first, &second, &third, &fourth];
-    let tiers = Tiers::new(&layers);
-
-    for (key, which) in [(1, "first"), (2, "second"), (3, "third"), (4, "fourth")] {
+        let answer = poll_to_end(POLLS, tiers.get(5));
         assert_eq!(
-            poll_to_end(POLLS, tiers.get(key)),
-            Some(u64::from(key)),
-            "of four tiers, only the {which} knows key {key}, and `Tiers` did not find it: \
-             a tier was skipped. `Tiers` is a list of any length, not a cache and a \
-             database: it asks each tier in order until one knows the key"
+            answer,
+            Some(value),
+            "the first tier stores {value} under key 5, so `Tiers` must answer \
+             Some({value}), and it answered {answer:?}: it took the value {value} for a \
+             miss (an answer turned into a number with unwrap_or(0), or u64::MAX kept as \
+             a \"not found\" mark?). Every u64 is a value a store may hold; only None \
+             means a tier does not know the key"
+        );
+        assert_eq!(
+            far.lookups.get(),
+            0,
+            "the first tier answered Some({value}), yet the second tier was asked too: a \
+             tier that knows the key ends the search, whatever the value"
         );
     }
-    assert_eq!(poll_to_end(POLLS, tiers.get(5)), None, "nobody knows 5");
-    assert_eq!(
-        [&first, &second, &third, &fourth].map(|tier| tier.lookups.get()),
-        [5, 4, 3, 2],
-        "lookups per tier for keys 1 to 5: each key asks the tiers in order and stops at \
-         the first that knows it"
+}
+
+/// What the tiers of the contract tests write down, in the order it happens: which tier
+/// started a lookup of which key, and whether a tier started while another was still
+/// looking.
+#[derive(Default)]
+struct Desk {
+    asked: RefCell<Vec<(usize, u32)>>,
+    looking: RefCell<Vec<usize>>,
+    /// The first tier that started while another was looking, and that other tier.
+    overlap: Cell<Option<(usize, usize)>>,
+}
+
+/// A tier of the contract tests: tier number `index` of its list, with entries the test
+/// changes between calls, and a lookup that is pending `pending` times before it answers
+/// (a slow tier is not a missing one).
+struct Layer<'d> {
+    index: usize,
+    entries: RefCell<HashMap<u32, u64>>,
+    pending: usize,
+    desk: &'d Desk,
+}
+
+impl Store for Layer<'_> {
+    async fn get(&self, key: u32) -> Option<u64> {
+        let desk = self.desk;
+        desk.asked.borrow_mut().push((self.index, key));
+        let busy = desk.looking.borrow().first().copied();
+        if let Some(busy) = busy
+            && desk.overlap.get().is_none()
+        {
+            desk.overlap.set(Some((self.index, busy)));
+        }
+        desk.looking.borrow_mut().push(self.index);
+        let _looking = Looking(desk, self.index);
+        for _ in 0..self.pending {
+            yield_once().await;
+        }
+        self.entries.borrow().get(&key).copied()
+    }
+}
+
+/// Takes a tier off the desk's list of tiers looking when its lookup ends or is dropped.
+struct Looking<'d>(&'d Desk, usize);
+
+impl Drop for Looking<'_> {
+    fn drop(&mut self) {
+        let mut looking = self.0.looking.borrow_mut();
+        if let Some(at) = looking.iter().position(|&tier| tier == self.1) {
+            looking.remove(at);
+        }
+    }
+}
+
+/// `n` tiers on one desk: tier `i` alone knows key `10 + i` (value `100 * (i + 1)`), and
+/// some tiers are slow (pending up to 5 times).
+fn layers(n: usize, desk: &Desk) -> Vec<Layer<'_>> {
+    (0..n)
+        .map(|index| Layer {
+            index,
+            entries: RefCell::new(HashMap::from([(own_key(index), own_value(index))])),
+            pending: [5, 0, 2, 4][index % 4],
+            desk,
+        })
+        .collect()
+}
+
+fn own_key(tier: usize) -> u32 {
+    10 + u32::try_from(tier).expect("a small tier number")
+}
+
+fn own_value(tier: usize) -> u64 {
+    100 * (u64::from(own_key(tier)) - 9)
+}
+
+/// What a contract test does next: ask `Tiers` for a key (and why that call is
+/// interesting), or change what a tier knows.
+enum Step {
+    Ask(u32, String),
+    Put(usize, u32, u64),
+    Forget(usize, u32),
+}
+
+/// The steps of the contract for `n` tiers: every key once, then again; a value changed
+/// in the last tier; a key the first tier learns after the last tier answered it; keys
+/// added after a miss, to the first tier and to one in the middle; a key forgotten.
+fn contract(n: usize) -> Vec<Step> {
+    use Step::{Ask, Forget, Put};
+    let last = n - 1;
+    let middle = n / 2;
+    let mut steps = Vec::new();
+    for round in ["", " again"] {
+        for tier in 0..n {
+            let key = own_key(tier);
+            steps.push(Ask(
+                key,
+                format!("key {key}{round}, which only tier {tier} knows"),
+            ));
+        }
+        steps.push(Ask(99, format!("key 99{round}, which no tier knows")));
+    }
+    let key = own_key(last);
+    steps.push(Put(last, key, 7));
+    steps.push(Ask(
+        key,
+        format!("key {key}, after its value in tier {last} changed to 7"),
+    ));
+    steps.push(Put(0, key, 8));
+    steps.push(Ask(
+        key,
+        if last == 0 {
+            format!("key {key}, after its value changed again, to 8")
+        } else {
+            format!("key {key}, after tier 0 learned it (8), which tier {last} answered before")
+        },
+    ));
+    steps.push(Put(0, 99, 9));
+    steps.push(Ask(
+        99,
+        "key 99, after tier 0 learned it (9) since the miss".into(),
+    ));
+    steps.push(Ask(98, "key 98, which no tier knows".into()));
+    steps.push(Put(middle, 98, 6));
+    steps.push(Ask(
+        98,
+        format!("key 98, after tier {middle} learned it (6) since the miss"),
+    ));
+    steps.push(Forget(0, 10));
+    steps.push(Ask(10, "key 10, after tier 0 forgot it".into()));
+    steps
+}
+
+/// Names what `Tiers` did wrong when it asked the tiers `asked` (in order) instead of
+/// `expected`, or answered `got` instead of `want`.
+fn mistake(
+    desk: &Desk,
+    n: usize,
+    key: u32,
+    expected: &[usize],
+    asked: &[usize],
+    (want, got): (Option<u64>, Option<u64>),
+) -> String {
+    let answered = *expected.last().expect("at least one tier");
+    if let Some((started, busy)) = desk.overlap.get() {
+        format!(
+            "started tier {started} while tier {busy} was still looking: tiers are asked \
+             one after the other, each only once the one before it answered None. A slow \
+             tier is not a missing one, and a tier started early is asked for nothing \
+             when the slow one knows the key (the database behind a slow cache)"
+        )
+    } else if asked.is_empty() {
+        "asked no tier at all: it answered from a memory of its own (an answer or a miss \
+         kept from an earlier call). The tiers change between calls (a value changes, a \
+         key is added or forgotten), and only asking them sees it; keeping answers is a \
+         cache's job, and a cache is one of the tiers"
+            .to_string()
+    } else if asked[0] != 0 {
+        format!(
+            "began with tier {}, skipping the tiers in front of it: did it remember which \
+             tier answered key {key} before, or which tiers missed it? Either memory goes \
+             stale: a tier in front may have learned the key since. Every call starts at \
+             the first tier",
+            asked[0]
+        )
+    } else if expected.starts_with(asked) {
+        format!(
+            "stopped after {} of the {n} tiers, though none of them knew key {key}: the \
+             tiers after them were dropped or never asked (a list kept only up to a few \
+             tiers?). `Tiers` is a list of any length: it asks each tier in order until \
+             one knows the key",
+            asked.len()
+        )
+    } else if asked.starts_with(expected) {
+        format!(
+            "went on to tier {} after tier {answered} knew key {key}: the first tier that \
+             knows the key ends the search, and the tiers after it are not asked",
+            asked[expected.len()]
+        )
+    } else if asked != expected {
+        let at = asked
+            .iter()
+            .zip(expected)
+            .position(|(a, e)| a != e)
+            .unwrap_or(asked.len().min(expected.len()));
+        format!(
+            "skipped tier {}: did it remember that this tier missed key {key} on an \
+             earlier call, or leave it out by its place in the list? A miss is true only \
+             when it is answered, and a tier may learn the key afterwards. Every call asks \
+             each tier in order",
+            expected[at]
+        )
+    } else {
+        format!(
+            "asked the right tiers, in order, but answered {got:?} instead of {want:?}, \
+             the answer of tier {answered}"
+        )
+    }
+}
+
+#[test]
+fn tiers_ask_every_tier_in_order_on_every_call() {
+    for n in [1, 2, 3, 5, 9] {
+        let desk = Desk::default();
+        let stores = layers(n, &desk);
+        let list: Vec<&dyn DynStore> = stores.iter().map(|s| s as &dyn DynStore).collect();
+        let tiers = Tiers::new(&list);
+
+        for step in contract(n) {
+            let (key, why) = match step {
+                Step::Put(tier, key, value) => {
+                    stores[tier].entries.borrow_mut().insert(key, value);
+                    continue;
+                }
+                Step::Forget(tier, key) => {
+                    stores[tier].entries.borrow_mut().remove(&key);
+                    continue;
+                }
+                Step::Ask(key, why) => (key, why),
+            };
+            let knows = stores
+                .iter()
+                .position(|store| store.entries.borrow().contains_key(&key));
+            let want = knows.and_then(|tier| stores[tier].entries.borrow().get(&key).copied());
+            let expected: Vec<usize> = (0..=knows.unwrap_or(n - 1)).collect();
+            desk.asked.borrow_mut().clear();
+            desk.overlap.set(None);
+
+            let got = poll_to_end(POLLS, tiers.get(key));
+
+            let asked: Vec<usize> = desk.asked.borrow().iter().map(|&(tier, _)| tier).collect();
+            if (&asked, got) != (&expected, want) || desk.overlap.get().is_some() {
+                let what = mistake(&desk, n, key, &expected, &asked, (want, got));
+                let shape = if n == 1 {
+                    "1 tier".into()
+                } else {
+                    format!("{n} tiers")
+                };
+                panic!(
+                    "{shape}, {why}: `Tiers` {what}.\n  expected: tiers {expected:?} \
+                     asked, in that order, and the answer {want:?}\n  it asked tiers \
+                     {asked:?} and answered {got:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn each_call_keeps_its_own_place_in_the_list() {
+    within(
+        Duration::from_secs(2),
+        "two overlapping calls stopped: the second call waited for the first (a std Mutex \
+         locked while the first call holds its guard across an .await?), and on one \
+         thread the first call can never run again to let it in. Calls that only borrow \
+         the stores need no protection from each other",
+        one_place_per_call,
     );
+}
+
+fn one_place_per_call() {
+    let desk = Desk::default();
+    let mut stores = layers(2, &desk);
+    // Tier 0 answers at once; tier 1 knows 11, 21 and 22, and is slow.
+    stores[0].pending = 0;
+    stores[1].pending = 3;
+    stores[1]
+        .entries
+        .borrow_mut()
+        .extend([(21, 2100), (22, 2200)]);
+    let list: Vec<&dyn DynStore> = stores.iter().map(|s| s as &dyn DynStore).collect();
+    let tiers = Tiers::new(&list);
+    let asked = || -> Vec<(usize, u32)> { desk.asked.borrow_mut().drain(..).collect() };
+
+    // A call dropped while the second tier is looking, as a timeout drops it.
+    {
+        let mut lookup = pin!(tiers.get(11));
+        for _ in 0..POLLS {
+            if desk.asked.borrow().contains(&(1, 11)) {
+                break;
+            }
+            let poll = poll_once(lookup.as_mut());
+            assert!(
+                poll.is_pending(),
+                "the call for key 11 answered {poll:?} before it asked tier 1, the only \
+                 tier that knows 11"
+            );
+        }
+    }
+    assert!(
+        desk.looking.borrow().is_empty(),
+        "a call was dropped while tier 1 was looking, and tier 1's lookup went on: \
+         dropping the call must drop the lookup inside it"
+    );
+    asked();
+    let answer = poll_to_end(POLLS, tiers.get(10));
+    let after_drop = asked();
+    assert!(
+        answer == Some(100) && after_drop.first() == Some(&(0, 10)),
+        "a call for key 11 was dropped while tier 1 was looking (as a timeout drops it); \
+         the next call, for key 10, which tier 0 knows, asked (tier, key) {after_drop:?} \
+         and answered {answer:?}, instead of asking tier 0 first and answering Some(100). \
+         The dropped call left its place in the list behind, in `Tiers` (a cursor in a Cell?), and the next call \
+         started from there. Keep a call's place in the call's own future, a local \
+         variable of `get`: a dropped call then takes it along"
+    );
+
+    // Two calls at once, each for a key only the second tier knows.
+    let answers = poll_to_end(POLLS, async { tokio::join!(tiers.get(21), tiers.get(22)) });
+    let both = asked();
+    let mut sorted = both.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        (answers, sorted),
+        (
+            (Some(2100), Some(2200)),
+            vec![(0, 21), (0, 22), (1, 21), (1, 22)]
+        ),
+        "two overlapping calls on one `Tiers`, for keys 21 and 22 (only tier 1 knows \
+         them), answered {answers:?} and asked (tier, key) {both:?}: each call must ask \
+         tier 0, then tier 1, and find its key. The calls share one place in the list (a \
+         cursor kept in `Tiers`?), so one moved the other's on. Keep each call's place in \
+         its own future"
+    );
+}
+
+/// A tier with a bug: its lookup panics.
+struct Broken;
+
+impl Store for Broken {
+    async fn get(&self, _key: u32) -> Option<u64> {
+        yield_once().await;
+        panic!("the test's broken tier panics here, on purpose: this panic must reach the test")
+    }
+}
+
+#[test]
+fn a_panicking_tier_panics_the_call() {
+    let desk = Desk::default();
+    let stores = layers(2, &desk);
+    let broken = Broken;
+    let list: [&dyn DynStore; 2] = [&broken, &stores[1]];
+    let tiers = Tiers::new(&list);
+
+    let answer = catch_unwind(AssertUnwindSafe(|| poll_to_end(POLLS, tiers.get(11))));
+
+    if let Ok(answer) = answer {
+        panic!(
+            "the first tier's lookup panicked, and `Tiers` answered {answer:?} (tier 1 was \
+             asked: {:?}): it caught the panic and took it for a miss. A panic is a bug in \
+             that tier, not an answer, and `Tiers` cannot know what state the tier is left \
+             in; let the panic reach the caller (as the starter does): no catch_unwind",
+            desk.asked.borrow()
+        );
+    }
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Wrong: asks every tier and keeps the first answer in tier order. The values are
 //! right, but a cache hit still reaches the database: the tiers after a hit must not be
-//! asked at all.
-//! expect-fail: a_borrowed_store_works_through_dyn, a_stored_zero_is_an_answer, each_dyn_call_boxes_at_most_once, every_tier_is_asked_in_order, tiers_are_a_store_and_can_be_a_tier
+//! asked at all. The database's log, the lookup counts, a stored `0` and the contract
+//! test's list of tiers asked all show it.
+//! expect-fail: a_borrowed_store_works_through_dyn, any_stored_value_is_an_answer, each_dyn_call_boxes_at_most_once, tiers_ask_every_tier_in_order_on_every_call, tiers_are_a_store_and_can_be_a_tier
 //! replaces: tiers
 
 pub struct Tiers<'a> {

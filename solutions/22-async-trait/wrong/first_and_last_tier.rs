@@ -1,8 +1,8 @@
 //! Wrong: `Tiers` asks the first tier (the cache), then the last (the database), and
 //! skips whatever is in between. With two tiers that is every tier; with more, a key that
-//! only a middle tier knows is never found. `every_tier_is_asked_in_order` has four
-//! tiers, each knowing one key.
-//! expect-fail: every_tier_is_asked_in_order
+//! only a middle tier knows is never found. The contract test runs over three, five and
+//! nine tiers, each knowing a key of its own, and sees tier 1 skipped.
+//! expect-fail: tiers_ask_every_tier_in_order_on_every_call
 //! replaces: tiers
 
 pub struct Tiers<'a> {

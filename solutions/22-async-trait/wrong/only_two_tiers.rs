@@ -1,8 +1,8 @@
 //! Wrong: `Tiers` asks at most the first two tiers, "a cache in front of a database",
 //! and a third tier is never asked. Every test with two tiers passes; but `Tiers` is a
-//! list of any length, chosen at run time. `every_tier_is_asked_in_order` has four
-//! tiers, each knowing one key.
-//! expect-fail: every_tier_is_asked_in_order
+//! list of any length, chosen at run time. The contract test runs over three, five and
+//! nine tiers, each knowing a key of its own, and sees the call stop after two.
+//! expect-fail: tiers_ask_every_tier_in_order_on_every_call
 //! replaces: tiers
 
 pub struct Tiers<'a> {

@@ -1,9 +1,9 @@
 //! Wrong: `Tiers` keeps the last key and its answer in a `Cell`, and answers the same key
 //! asked again from there, "to save a round through the tiers". The stores can change
-//! between two calls, and `Tiers` never hears of it: a changed value keeps its old answer,
-//! and a key added after a miss stays missing. The tests ask, change a store, and ask
-//! again, once for a hit and once for a miss.
-//! expect-fail: a_changed_value_is_seen_on_the_next_call, a_key_added_after_a_miss_is_found
+//! between two calls, and `Tiers` never hears of it: a changed value keeps its old
+//! answer. The contract test changes a value and asks again at once: the call asks no
+//! tier and answers the old value.
+//! expect-fail: tiers_ask_every_tier_in_order_on_every_call
 //! replaces: tiers
 
 use std::cell::Cell;

@@ -2,8 +2,9 @@
 //! None for it at once when it is asked again: a negative cache, "so a missing key does
 //! not cost a round through every tier". But a miss is only true when it is answered: a
 //! key added to a store afterwards stays missing for as long as nobody asks another key
-//! that misses. `a_key_added_after_a_miss_is_found` asks, adds the key, and asks again.
-//! expect-fail: a_key_added_after_a_miss_is_found
+//! that misses. The contract test asks a missing key twice in a row (the second call
+//! asks no tier), and adds keys after a miss.
+//! expect-fail: tiers_ask_every_tier_in_order_on_every_call
 //! replaces: tiers
 
 use std::cell::Cell;

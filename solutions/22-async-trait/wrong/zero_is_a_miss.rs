@@ -2,8 +2,8 @@
 //! does, and goes on to the next tier while the number is 0. But 0 is a value a store
 //! may hold: a tier that stores 0 is skipped, a slower tier behind it is asked, and its
 //! value (or None) comes back instead of Some(0). Only `None` means "not here".
-//! `a_stored_zero_is_an_answer` puts 0 in the first tier.
-//! expect-fail: a_stored_zero_is_an_answer
+//! `any_stored_value_is_an_answer` puts 0 (and then `u64::MAX`) in the first tier.
+//! expect-fail: any_stored_value_is_an_answer
 //! replaces: tiers
 
 pub struct Tiers<'a> {
