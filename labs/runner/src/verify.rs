@@ -650,19 +650,36 @@ fn check_variant(
             "expect-lesson: {item}, but the lab's Cargo.toml does not forbid it"
         ));
     }
-    let lib = fs::read_to_string(solution_dir.join("src/lib.rs")).map_err(|e| e.to_string())?;
     let dir = paths
         .target
         .join("labs-runner")
         .join(folder)
         .join(&lab.slug)
         .join(name);
-    fs::create_dir_all(dir.join("src")).map_err(|e| format!("{}: {e}", dir.display()))?;
-    fs::write(
-        dir.join("src/lib.rs"),
-        splice(&lib, &wrong.replaces, &wrong.body)?,
-    )
-    .map_err(|e| e.to_string())?;
+    // The solution's src/, every file of it, with the anchored region replaced in the
+    // file that has it (src/lib.rs, or a module of its own).
+    let sources = crate::reset::sources(&solution_dir.join("src"))?;
+    let _ = fs::remove_dir_all(dir.join("src"));
+    let holder = sources
+        .iter()
+        .find(|(_, text)| {
+            text.lines()
+                .any(|l| l.trim() == format!("// ANCHOR: {}", wrong.replaces))
+        })
+        .map(|(file, _)| file.clone())
+        .ok_or(format!("no `// ANCHOR: {}` in the solution's src/", wrong.replaces))?;
+    for (file, text) in &sources {
+        let path = dir.join("src").join(file);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        let text = if *file == holder {
+            splice(text, &wrong.replaces, &wrong.body)?
+        } else {
+            text.clone()
+        };
+        fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     let package = format!("{folder}-{}-{}", lab.package, name.replace('_', "-"));
     let cargo_toml = wrong_manifest(paths, solution_dir, manifest, &package)?;
     fs::write(dir.join("Cargo.toml"), cargo_toml).map_err(|e| e.to_string())?;
