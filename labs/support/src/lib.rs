@@ -8,6 +8,8 @@
 //! - [`os_thread`]: whether a thread is asleep, and how often it went to sleep (Linux's
 //!   `/proc`), to tell a thread that parks from one that spins or naps;
 //! - [`alloc`]: a counting global allocator, per thread (allocations and deallocations);
+//! - [`byte_alloc`]: a counting global allocator that counts bytes too, per thread: live
+//!   bytes catch a `Vec` or a map that grows without end inside one block;
 //! - [`checked_alloc`]: a global allocator that counts too, and catches what the system
 //!   allocator hides: a block freed with the wrong layout or twice, a stale pointer
 //!   (freed blocks are poisoned and held back);
@@ -32,6 +34,7 @@
 )]
 
 pub mod alloc;
+pub mod byte_alloc;
 pub mod checked_alloc;
 pub mod compile_fail;
 pub mod gate;
