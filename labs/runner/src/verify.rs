@@ -100,19 +100,29 @@ pub fn verify(
             }
         }
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    // Each job has a lane of its own, the same from run to run (the k-th job of the plan,
+    // round the lanes), so a wrong answer is rebuilt only when it changed; each lane's
+    // workers take its jobs in order.
+    let lanes = lanes().min(jobs).max(1);
+    let queues: Vec<Vec<usize>> = (0..lanes)
+        .map(|lane| (lane..plan.len()).step_by(lanes).collect())
+        .collect();
+    let next: Vec<std::sync::atomic::AtomicUsize> = (0..lanes)
+        .map(|_| std::sync::atomic::AtomicUsize::new(0))
+        .collect();
     let (tx, rx) = std::sync::mpsc::channel();
     let mut rows = Vec::new();
-    let lanes = lanes().min(jobs);
     std::thread::scope(|scope| -> Result<(), String> {
         for worker in 0..jobs.clamp(1, plan.len().max(1)) {
             let tx = tx.clone();
-            let (plan, next) = (&plan, &next);
-            let target = lane_target(paths, worker % lanes.max(1));
+            let lane = worker % lanes;
+            let (plan, queue, next) = (&plan, &queues[lane], &next[lane]);
+            let target = lane_target(paths, lane);
             scope.spawn(move || {
                 loop {
-                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(job) = plan.get(k) else { break };
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&k) = queue.get(i) else { break };
+                    let job = &plan[k];
                     let started = std::time::Instant::now();
                     let result = run_job(paths, options, job, bless, &target);
                     let seconds = started.elapsed().as_secs_f64();
@@ -659,7 +669,13 @@ fn check_variant(
     // The solution's src/, every file of it, with the anchored region replaced in the
     // file that has it (src/lib.rs, or a module of its own).
     let sources = crate::reset::sources(&solution_dir.join("src"))?;
-    let _ = fs::remove_dir_all(dir.join("src"));
+    // Files are written only when they change (cargo rebuilds what has a newer mtime), and
+    // a file the solution no longer has goes.
+    if let Ok(before) = crate::reset::sources(&dir.join("src")) {
+        for file in before.keys().filter(|f| !sources.contains_key(*f)) {
+            let _ = fs::remove_file(dir.join("src").join(file));
+        }
+    }
     let holder = sources
         .iter()
         .find(|(_, text)| {
@@ -667,7 +683,10 @@ fn check_variant(
                 .any(|l| l.trim() == format!("// ANCHOR: {}", wrong.replaces))
         })
         .map(|(file, _)| file.clone())
-        .ok_or(format!("no `// ANCHOR: {}` in the solution's src/", wrong.replaces))?;
+        .ok_or(format!(
+            "no `// ANCHOR: {}` in the solution's src/",
+            wrong.replaces
+        ))?;
     for (file, text) in &sources {
         let path = dir.join("src").join(file);
         if let Some(parent) = path.parent() {
@@ -678,13 +697,15 @@ fn check_variant(
         } else {
             text.clone()
         };
-        fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        write_if_changed(&path, &text)?;
     }
     let package = format!("{folder}-{}-{}", lab.package, name.replace('_', "-"));
     let cargo_toml = wrong_manifest(paths, solution_dir, manifest, &package)?;
-    fs::write(dir.join("Cargo.toml"), cargo_toml).map_err(|e| e.to_string())?;
+    write_if_changed(&dir.join("Cargo.toml"), &cargo_toml)?;
     // The solutions' lock file keeps every dependency at the version the solution uses.
-    let _ = fs::copy(paths.solutions.join("Cargo.lock"), dir.join("Cargo.lock"));
+    if let Ok(lock) = fs::read_to_string(paths.solutions.join("Cargo.lock")) {
+        write_if_changed(&dir.join("Cargo.lock"), &lock)?;
+    }
     let outcome = Crate {
         workspace: &dir,
         package: &package,
@@ -700,6 +721,13 @@ fn check_variant(
     .evaluate()?
     .outcome;
     expect(&wrong.expect, &without(outcome, &wrong.may_also_fail))
+}
+
+fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
+    if fs::read_to_string(path).ok().as_deref() == Some(text) {
+        return Ok(());
+    }
+    fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The outcome with the tests that may fail either way taken out of its failures.

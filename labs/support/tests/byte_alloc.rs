@@ -14,7 +14,11 @@ fn a_vec_that_grows_is_one_block_and_many_bytes() {
     for n in 0..1000 {
         log.push(n);
     }
-    assert_eq!(live_blocks() - blocks, 1, "a Vec is one block, however long");
+    assert_eq!(
+        live_blocks() - blocks,
+        1,
+        "a Vec is one block, however long"
+    );
     let grew = live_bytes() - bytes;
     assert_eq!(grew, (log.capacity() * 8) as isize, "its bytes are counted");
     drop(log);
