@@ -2,11 +2,15 @@
 //!
 //! This server works, the way many first versions do: one thread per worker, each with
 //! a tokio `LocalRuntime`, and one acceptor dealing connections round-robin. It is also
-//! wrong in four ways, and the tests find them all: it moves each `TcpStream` to its
-//! worker still registered with the acceptor's reactor; its connections are detached
+//! wrong in five ways, and the tests find them all: its `'static` bounds refuse the
+//! tests' handlers, which borrow from the test; it moves each `TcpStream` to its worker
+//! still registered with the acceptor's reactor; its connections are detached
 //! `spawn_local` tasks that shutdown kills in the middle of a request; it shares the
-//! workers' counters behind an `Arc<Mutex<_>>`; it has no connection limit. And its
-//! `'static` bounds refuse the tests' handlers, which borrow from the test.
+//! workers' counters behind an `Arc<Mutex<_>>`; it has no connection limit.
+//!
+//! Four things it already does right; keep them: the hand-off channels are unbounded, a
+//! failed accept does not stop the acceptor, a worker's panic reaches `run`'s caller, and
+//! the worker runs outside tokio's cooperative budget.
 //!
 //! Change `run`, `accept`, `worker` (and the hand-off between them). Everything after
 //! the line "Given" is hyper plumbing you can use as it is. Task: README.md next to
@@ -162,7 +166,7 @@ pub struct WorkerStats {
 
 /// A bound server, not yet running.
 pub struct Server {
-    listener: std::net::TcpListener,
+    listener: Listening,
     config: Config,
 }
 
@@ -172,12 +176,24 @@ impl Server {
         let listener = std::net::TcpListener::bind(addr)?;
         // tokio's `TcpListener::from_std` wants a non-blocking socket.
         listener.set_nonblocking(true)?;
+        let listener = Listening {
+            socket: listener,
+            failures: 0,
+        };
         Ok(Server { listener, config })
     }
 
     /// The address the server listens on.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.listener.local_addr()
+        self.listener.socket.local_addr()
+    }
+
+    /// For tests: the acceptor's next `n` accepts fail the way accept(2) fails when the
+    /// process is out of file descriptors. The connection stays queued meanwhile, and
+    /// the first accept after them returns it (see `Listener::accept`).
+    pub fn fail_accepts(mut self, n: usize) -> Server {
+        self.listener.failures = n;
+        self
     }
 }
 // ANCHOR_END: api
@@ -211,7 +227,12 @@ impl Server {
         }
         accept(listener, hands, shutdown)?;
         for worker in workers {
-            worker.join().expect("a worker panicked")?;
+            match worker.join() {
+                Ok(done) => done?,
+                // A worker panicked (its handler did, say): its panic goes on to our
+                // caller, message and all, instead of vanishing.
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
         }
         let stats = stats.lock().unwrap().clone();
         Ok(stats)
@@ -222,24 +243,27 @@ impl Server {
 // ANCHOR: accept
 /// The acceptor, on the calling thread: deals connections round-robin until `shutdown`.
 fn accept(
-    listener: std::net::TcpListener,
+    listener: Listening,
     hands: Vec<mpsc::UnboundedSender<TcpStream>>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     let runtime = Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
-        let listener = TcpListener::from_std(listener)?;
+        let listener = listener.listen()?;
         let mut shutdown = pin!(shutdown);
         let mut next = 0;
         loop {
             tokio::select! {
                 () = &mut shutdown => return Ok(()),
-                accepted = listener.accept() => {
-                    if let Ok((stream, _)) = accepted {
+                accepted = listener.accept() => match accepted {
+                    Ok(stream) => {
+                        // Unbounded: a burst waits in the worker's inbox, never dropped.
                         let _ = hands[next].send(stream);
                         next = (next + 1) % hands.len();
                     }
-                }
+                    // Out of file descriptors, say: not the end of the server.
+                    Err(_) => continue,
+                },
             }
         }
     })
@@ -260,7 +284,9 @@ fn worker<H: Handler + 'static>(
         .build_local(LocalOptions::default())?;
     let handler = Rc::new(handler);
     let http = Rc::new(http1_builder(&config));
-    runtime.block_on(async {
+    // Outside tokio's cooperative budget (hint 6 says why it matters once the worker is
+    // one task for all of its connections).
+    runtime.block_on(tokio::task::coop::unconstrained(async {
         while let Some(stream) = inbox.recv().await {
             stats.lock().unwrap()[id].connections += 1;
             let (handler, http, stats) =
@@ -271,7 +297,7 @@ fn worker<H: Handler + 'static>(
                 connection(stream, &*handler, &http, &config, never, count).await;
             });
         }
-    });
+    }));
     Ok(())
 }
 // ANCHOR_END: worker
@@ -360,6 +386,56 @@ impl Handler for Busy {
     }
 }
 // ANCHOR_END: connection
+
+// ANCHOR: listener
+/// The listening socket between `Server::bind` and the acceptor: bound, and not yet
+/// registered with any runtime.
+struct Listening {
+    socket: std::net::TcpListener,
+    /// How many accepts are still to fail (`Server::fail_accepts`).
+    failures: usize,
+}
+
+impl Listening {
+    /// Registers the socket with the reactor of the runtime it is called in: call it
+    /// inside the acceptor's runtime.
+    fn listen(self) -> io::Result<Listener> {
+        Ok(Listener {
+            socket: TcpListener::from_std(self.socket)?,
+            failures: Cell::new(self.failures),
+            held: Cell::new(None),
+        })
+    }
+}
+
+/// The acceptor's listener: tokio's, with one seam for the tests. While failures asked
+/// for by `Server::fail_accepts` remain, `accept` holds the new connection back and fails
+/// as accept(2) does when the process is out of file descriptors (EMFILE). The kernel
+/// would keep that connection queued, so the first accept after the failures returns it.
+struct Listener {
+    socket: TcpListener,
+    failures: Cell<usize>,
+    held: Cell<Option<TcpStream>>,
+}
+
+impl Listener {
+    /// The next connection (cancel-safe, as tokio's `accept` is).
+    async fn accept(&self) -> io::Result<TcpStream> {
+        let stream = match self.held.take() {
+            Some(stream) => stream,
+            None => self.socket.accept().await?.0,
+        };
+        if self.failures.get() > 0 {
+            self.failures.set(self.failures.get() - 1);
+            self.held.set(Some(stream));
+            return Err(io::Error::other(
+                "too many open files (a failure asked for by Server::fail_accepts)",
+            ));
+        }
+        Ok(stream)
+    }
+}
+// ANCHOR_END: listener
 
 // ANCHOR: stop
 /// A stop signal for one worker's connections: `stop()` once, and every `wait()`

@@ -164,7 +164,7 @@ pub struct WorkerStats {
 
 /// A bound server, not yet running.
 pub struct Server {
-    listener: std::net::TcpListener,
+    listener: Listening,
     config: Config,
 }
 
@@ -181,12 +181,24 @@ impl Server {
         let listener = std::net::TcpListener::bind(addr)?;
         // tokio's `TcpListener::from_std` wants a non-blocking socket.
         listener.set_nonblocking(true)?;
+        let listener = Listening {
+            socket: listener,
+            failures: 0,
+        };
         Ok(Server { listener, config })
     }
 
     /// The address the server listens on.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.listener.local_addr()
+        self.listener.socket.local_addr()
+    }
+
+    /// For tests: the acceptor's next `n` accepts fail the way accept(2) fails when the
+    /// process is out of file descriptors. The connection stays queued meanwhile, and
+    /// the first accept after them returns it (see `Listener::accept`).
+    pub fn fail_accepts(mut self, n: usize) -> Server {
+        self.listener.failures = n;
+        self
     }
 }
 // ANCHOR_END: api
@@ -259,7 +271,7 @@ impl Server {
 /// `shutdown` completes. It runs on a runtime of its own, which it drops before the
 /// workers hear that it stopped (they see their inbox close).
 fn accept(
-    listener: Option<std::net::TcpListener>,
+    listener: Option<Listening>,
     hands: Vec<mpsc::UnboundedSender<Handed>>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
@@ -271,14 +283,16 @@ fn accept(
             shutdown.await;
             return Ok(());
         };
-        let listener = TcpListener::from_std(listener)?;
+        let listener = listener.listen()?;
         for next in (0..hands.len()).cycle() {
             let stream = loop {
                 tokio::select! {
                     biased;
                     () = &mut shutdown => return Ok(()),
                     accepted = listener.accept() => match accepted {
-                        Ok((stream, _)) => break stream,
+                        Ok(stream) => break stream,
+                        // A failed accept is not the end of the server: say so, and
+                        // accept again.
                         Err(error) => pause_after(&error).await,
                     },
                 }
@@ -362,14 +376,16 @@ async fn worker<H: Handler>(
 // ANCHOR_END: solution
 
 // ANCHOR: pause
-/// After a failed accept: go on at once if only that connection failed; wait a little
-/// if the process is out of something (file descriptors, memory), rather than spin.
+/// After a failed accept: go on at once if only that connection failed; if the process
+/// is out of something (file descriptors, memory), say so and wait a little, rather than
+/// spin on an accept that fails again at once.
 async fn pause_after(error: &io::Error) {
     use io::ErrorKind::{ConnectionAborted, ConnectionReset, Interrupted};
     if !matches!(
         error.kind(),
         ConnectionAborted | ConnectionReset | Interrupted
     ) {
+        eprintln!("tpc-server: accept failed ({error}); accepting again in 10 ms");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
@@ -379,12 +395,12 @@ async fn pause_after(error: &io::Error) {
 /// The listening sockets: one shared by the acceptor, or (Linux, `reuse_port`) one per
 /// worker.
 struct Listeners {
-    shared: Option<std::net::TcpListener>,
+    shared: Option<Listening>,
     own: std::collections::VecDeque<Option<std::net::TcpListener>>,
 }
 
 #[cfg(target_os = "linux")]
-fn own_listeners(listener: std::net::TcpListener, config: &Config) -> io::Result<Listeners> {
+fn own_listeners(listener: Listening, config: &Config) -> io::Result<Listeners> {
     if !config.reuse_port {
         return Ok(Listeners {
             shared: Some(listener),
@@ -393,8 +409,8 @@ fn own_listeners(listener: std::net::TcpListener, config: &Config) -> io::Result
     }
     // Every socket on the port sets SO_REUSEPORT before bind; the kernel then spreads
     // new connections over them by a hash of the addresses and ports.
-    let addr = listener.local_addr()?;
-    let mut own = std::collections::VecDeque::from([Some(listener)]);
+    let addr = listener.socket.local_addr()?;
+    let mut own = std::collections::VecDeque::from([Some(listener.socket)]);
     for _ in 1..config.workers {
         let listener = reuse_port_listener(addr)?;
         listener.set_nonblocking(true)?;
@@ -404,7 +420,7 @@ fn own_listeners(listener: std::net::TcpListener, config: &Config) -> io::Result
 }
 
 #[cfg(not(target_os = "linux"))]
-fn own_listeners(listener: std::net::TcpListener, _: &Config) -> io::Result<Listeners> {
+fn own_listeners(listener: Listening, _: &Config) -> io::Result<Listeners> {
     Ok(Listeners {
         shared: Some(listener),
         own: Default::default(),
@@ -520,6 +536,56 @@ impl Handler for Busy {
     }
 }
 // ANCHOR_END: connection
+
+// ANCHOR: listener
+/// The listening socket between `Server::bind` and the acceptor: bound, and not yet
+/// registered with any runtime.
+struct Listening {
+    socket: std::net::TcpListener,
+    /// How many accepts are still to fail (`Server::fail_accepts`).
+    failures: usize,
+}
+
+impl Listening {
+    /// Registers the socket with the reactor of the runtime it is called in: call it
+    /// inside the acceptor's runtime.
+    fn listen(self) -> io::Result<Listener> {
+        Ok(Listener {
+            socket: TcpListener::from_std(self.socket)?,
+            failures: Cell::new(self.failures),
+            held: Cell::new(None),
+        })
+    }
+}
+
+/// The acceptor's listener: tokio's, with one seam for the tests. While failures asked
+/// for by `Server::fail_accepts` remain, `accept` holds the new connection back and fails
+/// as accept(2) does when the process is out of file descriptors (EMFILE). The kernel
+/// would keep that connection queued, so the first accept after the failures returns it.
+struct Listener {
+    socket: TcpListener,
+    failures: Cell<usize>,
+    held: Cell<Option<TcpStream>>,
+}
+
+impl Listener {
+    /// The next connection (cancel-safe, as tokio's `accept` is).
+    async fn accept(&self) -> io::Result<TcpStream> {
+        let stream = match self.held.take() {
+            Some(stream) => stream,
+            None => self.socket.accept().await?.0,
+        };
+        if self.failures.get() > 0 {
+            self.failures.set(self.failures.get() - 1);
+            self.held.set(Some(stream));
+            return Err(io::Error::other(
+                "too many open files (a failure asked for by Server::fail_accepts)",
+            ));
+        }
+        Ok(stream)
+    }
+}
+// ANCHOR_END: listener
 
 // ANCHOR: stop
 /// A stop signal for one worker's connections: `stop()` once, and every `wait()`

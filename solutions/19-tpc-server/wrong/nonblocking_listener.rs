@@ -4,12 +4,12 @@
 //! O_NONBLOCK, unlike on the BSDs), and tokio's `TcpStream::from_std` panics on a
 //! blocking socket in debug builds: "Registering a blocking socket with the tokio runtime
 //! is unsupported."
-//! expect-fail: a_body_over_the_limit_gets_413, a_client_that_never_reads_does_not_hold_shutdown, a_client_that_stops_mid_body_gets_408, a_client_that_stops_mid_headers_is_closed, a_full_worker_answers_503, a_huge_head_gets_431_or_a_close, a_malformed_request_line_gets_400, a_worker_serves_its_connections_concurrently, bad_clients_do_not_stop_good_ones, bytes_after_the_content_length_are_the_next_request, connections_are_dealt_round_robin, each_worker_drives_its_own_connections, handler_state_stays_on_its_worker, more_than_100_headers_get_431, shutdown_finishes_the_request_in_flight, uploads_in_flight_finish_after_the_acceptor_stops
+//! expect-fail: a_body_over_the_limit_gets_413, a_client_that_never_reads_does_not_hold_shutdown, a_client_that_stops_mid_body_gets_408, a_client_that_stops_mid_headers_is_closed, a_full_worker_answers_503, a_huge_head_gets_431_or_a_close, a_malformed_request_line_gets_400, a_worker_serves_its_connections_concurrently, bad_clients_do_not_stop_good_ones, bytes_after_the_content_length_are_the_next_request, connections_are_dealt_round_robin, each_worker_drives_its_own_connections, handler_state_stays_on_its_worker, more_than_100_headers_get_431, shutdown_finishes_the_request_in_flight, uploads_in_flight_finish_after_the_acceptor_stops, a_burst_for_a_busy_worker_is_answered, a_failed_accept_does_not_stop_the_server, a_panicking_handler_is_reported, a_waiting_server_sleeps, a_worker_does_not_detach_its_connections, shutdown_closes_connections_over_the_limit
 //! may-also-fail: a_full_worker_keeps_answering_503, a_head_trickled_byte_by_byte_is_closed, clients_that_leave_halfway_are_let_go, idle_connections_are_closed, pipelined_garbage_gets_400_after_the_good_requests, shutdown_does_not_wait_for_bad_clients, stats_come_back_in_worker_order, the_limit_is_per_worker, two_servers_count_apart, a_worker_runs_outside_tokio_budget
 //! replaces: accept
 
 fn accept(
-    listener: Option<std::net::TcpListener>,
+    listener: Option<Listening>,
     hands: Vec<mpsc::UnboundedSender<Handed>>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
@@ -24,7 +24,7 @@ fn accept(
             thread::sleep(Duration::from_millis(1));
             continue;
         };
-        match listener.accept() {
+        match listener.socket.accept() {
             Ok((stream, _)) => {
                 let _ = hands[next].send(stream);
                 next = (next + 1) % hands.len();
