@@ -4,7 +4,9 @@
 //! well-behaved clients meanwhile, never panics, and shuts down cleanly afterwards.
 //!
 //! Timeouts here are real time (the sockets are real), so they are short (300 ms) and
-//! every check only waits for an event, up to a generous 10 s: no test measures time.
+//! every check only waits for an event: up to 2 s (`common::PROMPT`) for what a correct
+//! server does at once or within 600 ms, up to 10 s where it waits for a 1 s timeout. No
+//! test measures time.
 
 mod common;
 
@@ -12,7 +14,7 @@ use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::time::Duration;
 
-use common::{Client, Probe, config, serve, watched};
+use common::{Client, IO_LIMIT, Probe, config, connect, serve, serve_stopping_within, watched};
 use tpc_server::Config;
 
 /// The one timeout a test waits for; the others stay long, so that no well-behaved
@@ -30,13 +32,13 @@ fn a_malformed_request_line_gets_400() {
                 b"GET / HTTP/9.9\r\n\r\n",
                 b"GET /\x7f HTTP/1.1\r\n\r\n",
             ] {
-                let mut client = Client::connect(addr);
+                let mut client = connect(addr);
                 client.send(garbage).unwrap();
                 let reply = client.read_reply().expect("a reply to a malformed request");
                 assert_eq!(reply.status, 400, "{:?}", String::from_utf8_lossy(garbage));
                 client.wait_closed().expect("closed after 400");
             }
-            assert_eq!(Client::connect(addr).get("/").status, 200);
+            assert_eq!(connect(addr).get("/").status, 200);
         });
     });
 }
@@ -56,11 +58,11 @@ fn more_than_100_headers_get_431() {
     watched(|| {
         let probe = Probe::default();
         serve(config(1), &probe, |addr, _| {
-            let mut client = Client::connect(addr);
+            let mut client = connect(addr);
             client.send(&with_headers(100)).unwrap();
             assert_eq!(client.read_reply().unwrap().status, 200);
 
-            let mut client = Client::connect(addr);
+            let mut client = connect(addr);
             client.send(&with_headers(101)).unwrap();
             assert_eq!(client.read_reply().unwrap().status, 431);
             client.wait_closed().expect("closed after 431");
@@ -86,7 +88,7 @@ fn a_huge_head_gets_431_or_a_close() {
                 request.extend_from_slice(b"\r\n\r\n");
                 request
             };
-            let mut client = Client::connect(addr);
+            let mut client = connect(addr);
             client.send(&head(4096)).unwrap();
             assert_eq!(
                 client.read_reply().unwrap().status,
@@ -94,12 +96,12 @@ fn a_huge_head_gets_431_or_a_close() {
                 "4096 bytes are allowed"
             );
 
-            let mut client = Client::connect(addr);
+            let mut client = connect(addr);
             client.send(&head(4097)).unwrap();
             assert_eq!(client.read_reply().unwrap().status, 431);
             client.wait_closed().expect("closed after 431");
 
-            let mut client = Client::connect(addr);
+            let mut client = connect(addr);
             let _ = client.send(&head(1 << 20)); // may fail once the server has closed
             let sent = client
                 .wait_closed()
@@ -109,7 +111,7 @@ fn a_huge_head_gets_431_or_a_close() {
                 "431 or a plain close, got {:?}",
                 String::from_utf8_lossy(&sent[..sent.len().min(200)])
             );
-            assert_eq!(Client::connect(addr).get("/").status, 200);
+            assert_eq!(connect(addr).get("/").status, 200);
         });
     });
 }
@@ -122,7 +124,7 @@ fn bytes_after_the_content_length_are_the_next_request() {
         let probe = Probe::default();
         serve(config(1), &probe, |addr, _| {
             let head = "POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 5\r\n\r\n";
-            let mut client = Client::connect(addr);
+            let mut client = connect(addr);
             client
                 .send(format!("{head}helloGARBAGE\r\n\r\n").as_bytes())
                 .unwrap();
@@ -130,7 +132,7 @@ fn bytes_after_the_content_length_are_the_next_request() {
             assert_eq!(client.read_reply().unwrap().status, 400);
             client.wait_closed().expect("closed after 400");
 
-            let mut client = Client::connect(addr);
+            let mut client = connect(addr);
             client
                 .send(format!("{head}helloGET / HTTP/1.1\r\nhost: t\r\n\r\n").as_bytes())
                 .unwrap();
@@ -153,7 +155,7 @@ fn a_client_that_stops_mid_headers_is_closed() {
             },
             &probe,
             |addr, _| {
-                let mut client = Client::connect(addr);
+                let mut client = connect(addr);
                 client.send(b"GET / HTTP/1.1\r\nhost: t\r\nx-half").unwrap();
                 let sent = client
                     .wait_closed()
@@ -177,7 +179,7 @@ fn a_client_that_stops_mid_body_gets_408() {
             },
             &probe,
             |addr, _| {
-                let mut client = Client::connect(addr);
+                let mut client = connect(addr);
                 client
                     .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
                     .unwrap();
@@ -201,14 +203,14 @@ fn a_body_over_the_limit_gets_413() {
             ..config(1)
         };
         serve(small, &probe, |addr, _| {
-            let mut client = Client::connect(addr);
+            let mut client = connect(addr);
             client
                 .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 5000\r\n\r\n")
                 .unwrap();
             assert_eq!(client.read_reply().unwrap().status, 413);
             client.wait_closed().expect("closed after 413");
             assert_eq!(
-                Client::connect(addr).post("/upload", &[7; 1000]).text(),
+                connect(addr).post("/upload", &[7; 1000]).text(),
                 "1000 bytes"
             );
         });
@@ -229,13 +231,13 @@ fn a_client_that_never_reads_does_not_hold_shutdown() {
             },
             &probe,
             |addr, stop| {
-                let mut sleeper = Client::connect(addr);
+                let mut sleeper = connect(addr);
                 sleeper
                     .send(b"GET /big HTTP/1.1\r\nhost: t\r\n\r\n")
                     .unwrap();
                 // One byte, to know the reply is being written; then never read again.
                 sleeper.stream().read_exact(&mut [0]).unwrap();
-                assert_eq!(Client::connect(addr).get("/").status, 200);
+                assert_eq!(connect(addr).get("/").status, 200);
                 stop.now();
                 // Leaving this closure waits for Server::run to return, `sleeper` still open.
                 kept = Some(sleeper);
@@ -252,23 +254,23 @@ fn bad_clients_do_not_stop_good_ones() {
     watched(|| {
         let probe = Probe::default();
         serve(config(1), &probe, |addr, _| {
-            let mut mid_headers = Client::connect(addr);
+            let mut mid_headers = connect(addr);
             mid_headers.send(b"GET / HTTP/1.1\r\nhost: t\r\n").unwrap();
-            let mut mid_body = Client::connect(addr);
+            let mut mid_body = connect(addr);
             mid_body
                 .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
                 .unwrap();
             assert_eq!(probe.started(), (0, "/upload"));
-            let mut sleeper = Client::connect(addr);
+            let mut sleeper = connect(addr);
             sleeper
                 .send(b"GET /big HTTP/1.1\r\nhost: t\r\n\r\n")
                 .unwrap();
             sleeper.stream().read_exact(&mut [0]).unwrap();
-            let mut garbage = Client::connect(addr);
+            let mut garbage = connect(addr);
             garbage.send(b"GARBAGE\r\n\r\n").unwrap();
 
             for _ in 0..3 {
-                let mut good = Client::connect(addr);
+                let mut good = connect(addr);
                 assert_eq!(good.get("/").text(), "worker 0");
                 assert_eq!(good.post("/upload", b"hello").text(), "5 bytes");
             }
@@ -290,7 +292,7 @@ fn a_head_trickled_byte_by_byte_is_closed() {
             ..config(1)
         };
         serve(config, &probe, |addr, _| {
-            let mut slow = Client::connect(addr);
+            let mut slow = connect(addr);
             let mut trickle = slow.stream().try_clone().unwrap();
             let stop = AtomicBool::new(false);
             std::thread::scope(|s| {
@@ -325,7 +327,7 @@ fn idle_connections_are_closed() {
         let probe = Probe::default();
         // Longer than SHORT: the first request below must not run into it on a busy machine.
         let config = Config {
-            header_timeout: Duration::from_secs(2),
+            header_timeout: Duration::from_secs(1),
             ..config(1)
         };
         serve(config, &probe, |addr, _| {
@@ -350,7 +352,7 @@ fn pipelined_garbage_gets_400_after_the_good_requests() {
         let probe = Probe::default();
         serve(config(1), &probe, |addr, _| {
             let good = "GET /hits HTTP/1.1\r\nhost: t\r\n\r\n";
-            let mut client = Client::connect(addr);
+            let mut client = connect(addr);
             client
                 .send(format!("{good}{good}{good}NOT HTTP AT ALL\r\n\r\n{good}").as_bytes())
                 .unwrap();
@@ -361,7 +363,7 @@ fn pipelined_garbage_gets_400_after_the_good_requests() {
             assert_eq!(client.read_reply().unwrap().status, 400);
             let rest = client.wait_closed().expect("closed after 400");
             assert!(rest.is_empty(), "nothing after the 400, got {rest:?}");
-            assert_eq!(Client::connect(addr).get("/hits").text(), "4");
+            assert_eq!(connect(addr).get("/hits").text(), "4");
         });
     });
 }
@@ -374,16 +376,16 @@ fn clients_that_leave_halfway_are_let_go() {
     watched(|| {
         let probe = Probe::default();
         serve(config(1), &probe, |addr, _| {
-            let mut mid_head = Client::connect(addr);
+            let mut mid_head = connect(addr);
             mid_head
                 .send(b"GET / HTTP/1.1\r\nhost: t\r\nx-half")
                 .unwrap();
-            let mut mid_body = Client::connect(addr);
+            let mut mid_body = connect(addr);
             mid_body
                 .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
                 .unwrap();
             assert_eq!(probe.started(), (0, "/upload"));
-            let mut waiting = Client::connect(addr);
+            let mut waiting = connect(addr);
             waiting
                 .send(b"GET /wait HTTP/1.1\r\nhost: t\r\n\r\n")
                 .unwrap();
@@ -394,7 +396,7 @@ fn clients_that_leave_halfway_are_let_go() {
                 "a client left while its handler ran: the handler should be dropped, not \
                  kept running for nobody"
             );
-            assert_eq!(Client::connect(addr).get("/").status, 200);
+            assert_eq!(connect(addr).get("/").status, 200);
         });
     });
 }
@@ -409,31 +411,32 @@ fn shutdown_does_not_wait_for_bad_clients() {
         let probe = Probe::default();
         let config = Config {
             max_connections: 5,
-            header_timeout: Duration::from_secs(2),
+            header_timeout: Duration::from_secs(1),
             body_timeout: SHORT,
             write_timeout: SHORT,
             ..config(1)
         };
         let mut kept = Vec::new();
-        serve(config, &probe, |addr, stop| {
-            let mut idle = Client::connect(addr);
+        // The clients left connected are closed by timeouts of up to 2 x 1 s.
+        serve_stopping_within(IO_LIMIT, config, &probe, |addr, stop| {
+            let mut idle = connect(addr);
             assert_eq!(idle.get("/").status, 200);
-            let mut mid_head = Client::connect(addr);
+            let mut mid_head = connect(addr);
             mid_head
                 .send(b"GET / HTTP/1.1\r\nhost: t\r\nx-half")
                 .unwrap();
-            let mut mid_body = Client::connect(addr);
+            let mut mid_body = connect(addr);
             mid_body
                 .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
                 .unwrap();
             assert_eq!(probe.started(), (0, "/upload"));
-            let mut sleeper = Client::connect(addr);
+            let mut sleeper = connect(addr);
             sleeper
                 .send(b"GET /big HTTP/1.1\r\nhost: t\r\n\r\n")
                 .unwrap();
             sleeper.stream().read_exact(&mut [0]).unwrap();
-            let silent = Client::connect(addr);
-            let over = Client::connect(addr); // the sixth: over the limit of 5
+            let silent = connect(addr);
+            let over = connect(addr); // the sixth: over the limit of 5
             stop.now();
             let sent = mid_body.wait_closed().expect(
                 "a client stuck in its body at shutdown is closed (body_timeout), not waited for",

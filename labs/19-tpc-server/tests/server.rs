@@ -1,12 +1,21 @@
 //! Tests for lab 19, written once: labs/19-tpc-server and solutions/19-tpc-server both run
 //! this file. Real clients talk to the server on 127.0.0.1 (port 0) with blocking std
-//! sockets; every read gives up after 10 s and every test after 45 s, so a wrong answer
-//! fails instead of hanging. The handlers (tests/common) keep an `Rc` across `.await`.
+//! sockets. Everything these tests wait for, a correct server does at once, so every read
+//! gives up after 2 s (`common::PROMPT`), a server that has not stopped 2 s after
+//! `shutdown` fails its test, and every test fails after 30 s: a wrong answer fails
+//! quickly instead of hanging. The handlers (tests/common) keep an `Rc` across `.await`.
 
 mod common;
 
-use common::{Client, Probe, config, serve, watched};
-use tpc_server::WorkerStats;
+use std::io::{ErrorKind, Read};
+use std::time::{Duration, Instant};
+
+use common::{
+    Client, PANIC, PROMPT, Probe, bind, config, connect, serve, serve_server, try_serve, watched,
+};
+use lab_support::OsThread;
+use lab_support::http::is_reset;
+use tpc_server::{Config, WorkerStats};
 
 // ANCHOR: round_robin
 /// Six connections, three workers: connection i goes to worker i % 3, and stays there.
@@ -16,7 +25,7 @@ fn connections_are_dealt_round_robin() {
     watched(|| {
         let probe = Probe::default();
         let stats = serve(config(3), &probe, |addr, _| {
-            let mut clients: Vec<Client> = (0..6).map(|_| Client::connect(addr)).collect();
+            let mut clients: Vec<Client> = (0..6).map(|_| connect(addr)).collect();
             for round in 0..2 {
                 for (i, client) in clients.iter_mut().enumerate() {
                     let reply = client.get("/");
@@ -54,9 +63,9 @@ fn handler_state_stays_on_its_worker() {
     watched(|| {
         let probe = Probe::default();
         serve(config(2), &probe, |addr, _| {
-            let mut first = Client::connect(addr); // worker 0
-            let mut second = Client::connect(addr); // worker 1
-            let mut third = Client::connect(addr); // worker 0 again
+            let mut first = connect(addr); // worker 0
+            let mut second = connect(addr); // worker 1
+            let mut third = connect(addr); // worker 0 again
             let hits = |client: &mut Client| client.get("/hits").text();
             assert_eq!(hits(&mut first), "1");
             assert_eq!(hits(&mut first), "2");
@@ -75,12 +84,12 @@ fn a_worker_serves_its_connections_concurrently() {
     watched(|| {
         let probe = Probe::default();
         serve(config(1), &probe, |addr, _| {
-            let mut first = Client::connect(addr);
+            let mut first = connect(addr);
             first
                 .send(b"GET /wait HTTP/1.1\r\nhost: t\r\n\r\n")
                 .unwrap();
             assert_eq!(probe.started(), (0, "/wait"));
-            let mut second = Client::connect(addr);
+            let mut second = connect(addr);
             second
                 .send(b"GET /wait HTTP/1.1\r\nhost: t\r\n\r\n")
                 .unwrap();
@@ -89,7 +98,7 @@ fn a_worker_serves_its_connections_concurrently() {
                 (0, "/wait"),
                 "the second request must start while the first one waits"
             );
-            assert_eq!(Client::connect(addr).get("/").status, 200);
+            assert_eq!(connect(addr).get("/").status, 200);
             probe.release(2);
             assert_eq!(first.read_reply().unwrap().text(), "released");
             assert_eq!(second.read_reply().unwrap().text(), "released");
@@ -104,9 +113,9 @@ fn shutdown_finishes_the_request_in_flight() {
     watched(|| {
         let probe = Probe::default();
         let stats = serve(config(1), &probe, |addr, stop| {
-            let mut idle = Client::connect(addr);
+            let mut idle = connect(addr);
             assert_eq!(idle.get("/").status, 200);
-            let mut busy = Client::connect(addr);
+            let mut busy = connect(addr);
             busy.send(b"GET /wait HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
             assert_eq!(probe.started(), (0, "/wait"));
 
@@ -142,7 +151,7 @@ fn each_worker_drives_its_own_connections() {
     watched(|| {
         let probe = Probe::default();
         serve(config(2), &probe, |addr, stop| {
-            let mut clients: Vec<Client> = (0..4).map(|_| Client::connect(addr)).collect();
+            let mut clients: Vec<Client> = (0..4).map(|_| connect(addr)).collect();
             for (i, client) in clients.iter_mut().enumerate() {
                 assert_eq!(client.get("/").text(), format!("worker {}", i % 2));
             }
@@ -164,7 +173,7 @@ fn each_worker_drives_its_own_connections() {
             }
             drop(thaw);
             // The acceptor is back: new connections are dealt again.
-            assert_eq!(Client::connect(addr).get("/").status, 200);
+            assert_eq!(connect(addr).get("/").status, 200);
         });
     });
 }
@@ -180,14 +189,14 @@ fn uploads_in_flight_finish_after_the_acceptor_stops() {
         serve(config(2), &probe, |addr, stop| {
             let mut uploads = Vec::new();
             for worker in 0..2 {
-                let mut upload = Client::connect(addr); // connections 0 and 1
+                let mut upload = connect(addr); // connections 0 and 1
                 upload
                     .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 5\r\n\r\nhel")
                     .unwrap();
                 assert_eq!(probe.started(), (worker, "/upload"));
                 uploads.push(upload);
             }
-            let mut idle: Vec<Client> = (0..2).map(|_| Client::connect(addr)).collect();
+            let mut idle: Vec<Client> = (0..2).map(|_| connect(addr)).collect();
             for (worker, client) in idle.iter_mut().enumerate() {
                 assert_eq!(client.get("/").text(), format!("worker {worker}"));
             }
@@ -228,11 +237,11 @@ fn a_full_worker_answers_503() {
             ..config(1)
         };
         let stats = serve(limited, &probe, |addr, _| {
-            let mut open: Vec<Client> = (0..2).map(|_| Client::connect(addr)).collect();
+            let mut open: Vec<Client> = (0..2).map(|_| connect(addr)).collect();
             for client in &mut open {
                 assert_eq!(client.get("/").status, 200);
             }
-            let mut over = Client::connect(addr);
+            let mut over = connect(addr);
             let _ = over.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n");
             let sent = over
                 .wait_closed()
@@ -247,7 +256,7 @@ fn a_full_worker_answers_503() {
             // One leaves; soon a new connection is served again.
             drop(open.remove(0));
             let served = (0..500).any(|_| {
-                let mut client = Client::connect(addr);
+                let mut client = connect(addr);
                 let _ = client.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n");
                 match client.read_reply() {
                     Ok(reply) if reply.status == 200 => true,
@@ -279,10 +288,10 @@ fn stats_come_back_in_worker_order() {
     watched(|| {
         let probe = Probe::default();
         let stats = serve(config(3), &probe, |addr, stop| {
-            let mut slow = Client::connect(addr); // worker 0
+            let mut slow = connect(addr); // worker 0
             slow.send(b"GET /wait HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
             assert_eq!(probe.started(), (0, "/wait"));
-            let mut idle: Vec<Client> = (1..3).map(|_| Client::connect(addr)).collect();
+            let mut idle: Vec<Client> = (1..3).map(|_| connect(addr)).collect();
             for (i, client) in idle.iter_mut().enumerate() {
                 for _ in 0..=(i + 1) {
                     assert_eq!(client.get("/").text(), format!("worker {}", i + 1));
@@ -324,9 +333,9 @@ fn the_limit_is_per_worker() {
             ..config(2)
         };
         let stats = serve(limited, &probe, |addr, _| {
-            let mut first = Client::connect(addr); // worker 0
+            let mut first = connect(addr); // worker 0
             assert_eq!(first.get("/").text(), "worker 0");
-            let mut second = Client::connect(addr); // worker 1
+            let mut second = connect(addr); // worker 1
             let reply = second.get("/");
             assert_eq!(
                 (reply.status, reply.text()),
@@ -335,7 +344,7 @@ fn the_limit_is_per_worker() {
                  over every worker (in a static or an atomic) instead of per worker?"
             );
             for worker in 0..2 {
-                let mut over = Client::connect(addr); // worker 0, then worker 1
+                let mut over = connect(addr); // worker 0, then worker 1
                 over.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
                 let reply = over.read_reply().unwrap_or_else(|e| {
                     panic!("worker {worker} is full: the next connection gets a 503 ({e})")
@@ -366,13 +375,13 @@ fn a_full_worker_keeps_answering_503() {
             ..config(1)
         };
         let stats = serve(limited, &probe, |addr, _| {
-            let mut open: Vec<Client> = (0..2).map(|_| Client::connect(addr)).collect();
+            let mut open: Vec<Client> = (0..2).map(|_| connect(addr)).collect();
             for client in &mut open {
                 assert_eq!(client.get("/").status, 200);
             }
-            let _silent = Client::connect(addr); // over the limit, and it never sends a byte
+            let _silent = connect(addr); // over the limit, and it never sends a byte
             for attempt in 1..=3 {
-                let mut over = Client::connect(addr);
+                let mut over = connect(addr);
                 over.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
                 let reply = over.read_reply().unwrap_or_else(|e| {
                     panic!(
@@ -421,7 +430,7 @@ fn two_servers_count_apart() {
             let probe_a = &probe_a;
             let a = s.spawn(move || {
                 serve(limited, probe_a, |addr, _| {
-                    let mut client = Client::connect(addr);
+                    let mut client = connect(addr);
                     assert_eq!(client.get("/").status, 200);
                     meet_a.meet("server A's connection is open");
                     assert_eq!(client.get("/").status, 200);
@@ -430,7 +439,7 @@ fn two_servers_count_apart() {
             });
             let b = serve(limited, &probe_b, |addr, _| {
                 meet_b.meet("server A's connection is open");
-                let mut client = Client::connect(addr);
+                let mut client = connect(addr);
                 for _ in 0..3 {
                     let reply = client.get("/");
                     assert_eq!(
@@ -464,7 +473,7 @@ fn a_worker_runs_outside_tokio_budget() {
     watched(|| {
         let probe = Probe::default();
         serve(config(1), &probe, |addr, _| {
-            let forced = Client::connect(addr).get("/budget").text();
+            let forced = connect(addr).get("/budget").text();
             assert_eq!(
                 forced, "0",
                 "tokio's budget made the handler yield {forced} times in 1,000 operations: the \
@@ -473,5 +482,354 @@ fn a_worker_runs_outside_tokio_budget() {
                  \"Thread-per-core, measured\")"
             );
         });
+    });
+}
+
+/// Each connection is a job of its worker, run by the worker's own future, not a tokio
+/// task of its own. `GET /task` answers which tokio task runs its handler: none, inside
+/// the worker (`block_on` has no task id).
+#[test]
+fn a_worker_does_not_detach_its_connections() {
+    watched(|| {
+        let probe = Probe::default();
+        serve(config(2), &probe, |addr, _| {
+            for i in 0..4 {
+                let task = connect(addr).get("/task").text();
+                assert_eq!(
+                    task, "no task",
+                    "connection {i}: its handler ran in tokio {task}, a task of its own. The \
+                     worker spawned the connection (spawn_local) instead of serving it as a \
+                     job of its scope. A spawned task is detached: it must be 'static, so it \
+                     can borrow the worker's handler and state only through a transmute or a \
+                     leak, and the worker may end, its state with it, while the task still \
+                     runs"
+                );
+            }
+        });
+    });
+}
+
+/// How many times a thread of the server may go to sleep while the test watches it: a
+/// few wake-ups for the events of the test (a connection, a timer, the stop), and a wide
+/// margin. A loop that checks a flag every millisecond goes over it within some 20 ms.
+const WAKE_UPS: u64 = 20;
+
+/// Reads `client` until the server closes it, meanwhile watching `threads` through the
+/// OS: each must be asleep while it waits (not spinning), and go to sleep no more than
+/// [`WAKE_UPS`] times (not napping in a loop). `during` says what the server is doing.
+fn watch_until_closed(client: &mut Client, threads: &[(&str, OsThread)], during: &str) {
+    let stream = client.stream();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(5)))
+        .unwrap();
+    let first: Vec<u64> = threads
+        .iter()
+        .map(|(_, t)| t.sleeps().unwrap_or(0))
+        .collect();
+    let mut asleep = vec![0usize; threads.len()];
+    let (mut looks, deadline) = (0, Instant::now() + PROMPT);
+    loop {
+        match (&*stream).read(&mut [0; 4096]) {
+            Ok(0) => break,
+            Ok(_) => continue, // a reply (the 408): the close follows
+            Err(e) if is_reset(&e) => break,
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(e) => panic!("{during}: reading from the server failed: {e}"),
+        }
+        looks += 1;
+        for (i, (name, thread)) in threads.iter().enumerate() {
+            let Some(sleeps) = thread.sleeps() else {
+                continue; // the thread has ended: the server is done
+            };
+            let woken = sleeps - first[i];
+            assert!(
+                woken <= WAKE_UPS,
+                "{name} went to sleep and woke up {woken} times while the server was {during}, \
+                 where a few wake-ups are all there is to handle. It checks for something in a \
+                 loop with a short sleep (a flag every millisecond, a `sleep` or an interval \
+                 in a loop) instead of waiting to be woken: await what you wait for (the stop \
+                 signal's `wait()`, the inbox, the scope), so that its waker wakes you when it \
+                 happens"
+            );
+            asleep[i] += usize::from(thread.asleep() == Some(true));
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the server was {during}, and the connection was not closed within {PROMPT:?}"
+        );
+    }
+    for (i, (name, _)) in threads.iter().enumerate() {
+        assert!(
+            asleep[i] > 0 || looks < 5,
+            "{name} was never asleep in {looks} looks while the server was {during}: it \
+             spins (a loop that polls or yields without waiting), burning a core. Await what \
+             you wait for, so that the thread sleeps until its waker wakes it"
+        );
+    }
+}
+
+/// A server that waits sleeps until what it waits for happens: a connection, a timer, a
+/// request's end. Its threads are watched through the OS (Linux's /proc; elsewhere the
+/// test checks nothing) twice: idle, with one silent connection until its header timeout
+/// closes it, and stopping, with an upload in flight until its body timeout answers it.
+#[test]
+fn a_waiting_server_sleeps() {
+    watched(|| {
+        if OsThread::current().is_none() {
+            eprintln!("skipped: this OS does not say whether a thread sleeps");
+            return;
+        }
+        let probe = Probe::default();
+        let short = Config {
+            header_timeout: Duration::from_millis(200),
+            body_timeout: Duration::from_millis(200),
+            ..config(1)
+        };
+        serve(short, &probe, |addr, stop| {
+            assert_eq!(connect(addr).get("/").status, 200);
+            let worker = probe.worker_thread(0).expect("worker 0's thread");
+            let acceptor = probe.acceptor_thread().expect("the acceptor's thread");
+            let mut silent = connect(addr);
+            watch_until_closed(
+                &mut silent,
+                &[("worker 0", worker), ("the acceptor", acceptor)],
+                "idle (one connection open, silent, until its header timeout)",
+            );
+
+            let mut upload = connect(addr);
+            upload
+                .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
+                .unwrap();
+            assert_eq!(probe.started(), (0, "/upload"));
+            stop.now();
+            watch_until_closed(
+                &mut upload,
+                &[("worker 0", worker)],
+                "stopping (an upload in flight until its body timeout)",
+            );
+        });
+    });
+}
+
+/// An accept that fails (as it does when the process is out of file descriptors) does not
+/// stop the server: the acceptor notes it and accepts again. `fail_accepts(3)` makes the
+/// first three accepts fail; the connection they were for stays queued, and is served.
+#[test]
+fn a_failed_accept_does_not_stop_the_server() {
+    watched(|| {
+        let probe = Probe::default();
+        let server = bind(config(2)).fail_accepts(3);
+        let stats = serve_server(server, &probe, |addr, _| {
+            let mut first = connect(addr);
+            first.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+            let reply = first.read_reply().unwrap_or_else(|e| {
+                panic!(
+                    "the first three accepts failed (as they do when the process is out of \
+                     file descriptors), and the client they were for got no answer ({e}). A \
+                     failed accept is not the end of the server: did the acceptor return the \
+                     error (`?`) or stop there? Note it and accept again"
+                )
+            });
+            assert_eq!(
+                reply.text(),
+                "worker 0",
+                "the connection whose accepts failed is still the first one dealt"
+            );
+            for i in 1..4 {
+                let reply = connect(addr).get("/");
+                assert_eq!(reply.text(), format!("worker {}", i % 2), "connection {i}");
+            }
+        });
+        let each = WorkerStats {
+            connections: 2,
+            requests: 2,
+            rejected: 0,
+        };
+        assert_eq!(stats, vec![each; 2], "what each worker counted");
+    });
+}
+
+/// Connections over the limit belong to their worker like the others: at shutdown they
+/// are stopped too, so a client over the limit that says nothing is closed at once, and
+/// does not hold the worker (and `run`) until its header timeout (here 20 s).
+#[test]
+fn shutdown_closes_connections_over_the_limit() {
+    watched(|| {
+        let probe = Probe::default();
+        let limited = Config {
+            max_connections: 1,
+            ..config(1)
+        };
+        let stats = serve(limited, &probe, |addr, stop| {
+            let mut open = connect(addr);
+            assert_eq!(open.get("/").status, 200);
+            let mut silent: Vec<Client> = (0..2).map(|_| connect(addr)).collect();
+            // The worker takes its connections in order: once this one is answered, the
+            // silent ones before it are the worker's.
+            let mut last = connect(addr);
+            last.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+            let reply = last.read_reply().unwrap_or_else(|e| {
+                panic!(
+                    "a connection over the limit sent its request and got no answer ({e}): it \
+                     gets Busy's 503, served as a job of the worker's scope"
+                )
+            });
+            assert_eq!(reply.status, 503, "over the limit");
+            stop.now();
+            for (i, client) in silent.iter_mut().enumerate() {
+                let sent = client.wait_closed().unwrap_or_else(|e| {
+                    panic!(
+                        "silent client {i}, over the limit, was still connected {PROMPT:?} after \
+                         shutdown ({e}): its connection was not told to stop, so the worker \
+                         waits for its header timeout. Busy's connections need the worker's \
+                         stop signal (`stop.wait()`) like every other"
+                    )
+                });
+                assert!(
+                    sent.is_empty() || sent.starts_with(b"HTTP/1.1 503"),
+                    "a close (or a 503), got {:?}",
+                    String::from_utf8_lossy(&sent)
+                );
+            }
+            open.wait_closed()
+                .expect("an idle connection closes at shutdown");
+        });
+        let counted = WorkerStats {
+            connections: 4,
+            requests: 1,
+            rejected: 3,
+        };
+        assert_eq!(stats, vec![counted]);
+    });
+}
+
+/// A burst of connections for a worker that is busy (its handler blocks its thread) waits
+/// in that worker's hand-off queue, however long the queue gets: none is dropped on its
+/// way, and the other worker goes on serving meanwhile. Once the busy worker is back, every
+/// client gets an answer: 200, or 503 beyond `max_connections`, never a close without one.
+#[test]
+fn a_burst_for_a_busy_worker_is_answered() {
+    /// Connections for each worker: more than a small bounded queue holds.
+    const BURST: usize = 100;
+    const LIMIT: usize = 8;
+    watched(|| {
+        let probe = Probe::default();
+        let limited = Config {
+            max_connections: LIMIT,
+            ..config(2)
+        };
+        let stats = serve(limited, &probe, |addr, _| {
+            /// Lets the busy worker go on when dropped, even if the test fails.
+            struct Unblock<'p>(&'p Probe);
+            impl Drop for Unblock<'_> {
+                fn drop(&mut self) {
+                    self.0.unblock();
+                }
+            }
+            let mut busy = connect(addr); // connection 0: worker 0
+            busy.send(b"GET /block HTTP/1.1\r\nhost: t\r\n\r\n")
+                .unwrap();
+            assert_eq!(probe.started(), (0, "/block"));
+            let unblock = Unblock(&probe);
+
+            let mut clients = Vec::new(); // all kept open, so the counts are exact
+            for i in 1..=2 * BURST {
+                let mut client = connect(addr);
+                client.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+                if i % 2 == 1 {
+                    let reply = client.read_reply().unwrap_or_else(|e| {
+                        panic!(
+                            "connection {i}, dealt to worker 1, got no answer while worker 0 \
+                             was busy ({e}). Is the acceptor waiting for room in worker 0's \
+                             queue (a bounded channel whose send waits)? One busy worker must \
+                             not hold up the others: hand off through unbounded channels"
+                        )
+                    });
+                    assert!(
+                        [200, 503].contains(&reply.status),
+                        "connection {i}: {}",
+                        reply.status
+                    );
+                }
+                clients.push((i, client));
+            }
+            // Worker 1 has answered the last connection, so the acceptor has dealt them
+            // all: BURST of them wait for worker 0.
+            drop(unblock);
+            let reply = busy.read_reply().unwrap_or_else(|e| {
+                panic!("the request that blocked worker 0 got no answer once let go ({e})")
+            });
+            assert_eq!(reply.text(), "unblocked");
+            for (i, client) in clients.iter_mut().filter(|(i, _)| i % 2 == 0) {
+                let reply = client.read_reply().unwrap_or_else(|e| {
+                    panic!(
+                        "connection {i}, dealt to worker 0 while it was busy, got no answer \
+                         ({e}): it was dropped on its way. Did the hand-off drop what did not \
+                         fit in a bounded queue (`try_send`)? Every connection gets 200 or 503"
+                    )
+                });
+                assert!(
+                    [200, 503].contains(&reply.status),
+                    "connection {i}: {}",
+                    reply.status
+                );
+            }
+        });
+        let (served, burst) = (LIMIT as u64, BURST as u64);
+        assert_eq!(
+            stats,
+            vec![
+                WorkerStats {
+                    connections: burst + 1,
+                    requests: served,
+                    rejected: burst + 1 - served,
+                },
+                WorkerStats {
+                    connections: burst,
+                    requests: served,
+                    rejected: burst - served,
+                },
+            ],
+            "each worker served {LIMIT} connections (one request each) and rejected the rest"
+        );
+    });
+}
+
+/// A handler that panics takes its worker down, and `run` says so: it panics with the
+/// handler's message once the server has stopped (or returns an error that quotes it),
+/// rather than returning that worker's stats as if nothing had happened.
+#[test]
+fn a_panicking_handler_is_reported() {
+    watched(|| {
+        let probe = Probe::default();
+        let outcome = try_serve(bind(config(1)), &probe, |addr, _| {
+            let mut client = connect(addr);
+            client
+                .send(b"GET /panic HTTP/1.1\r\nhost: t\r\n\r\n")
+                .unwrap();
+            let _ = client.wait_closed(); // the worker is gone, and its connections
+        });
+        match outcome {
+            Err(panic) => {
+                let text = common::panic_text(&*panic);
+                assert!(
+                    text.contains(PANIC),
+                    "Server::run panicked with {text:?}, which does not say what happened: \
+                     the handler panicked with {PANIC:?}. Pass the worker's own panic on: \
+                     std::panic::resume_unwind with what `join` returned"
+                );
+            }
+            Ok(Err(error)) => assert!(
+                error.to_string().contains(PANIC),
+                "Server::run returned the error {error:?}, which does not say what happened: \
+                 the handler panicked with {PANIC:?}"
+            ),
+            Ok(Ok(stats)) => panic!(
+                "worker 0's handler panicked ({PANIC:?}), and Server::run returned \
+                 Ok({stats:?}) as if nothing had happened. A worker's panic must reach run's \
+                 caller: std::panic::resume_unwind with what `join` returned (or an error \
+                 that says so), not default stats"
+            ),
+        }
     });
 }

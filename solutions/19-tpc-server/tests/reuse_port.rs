@@ -7,7 +7,7 @@
 #[path = "../../../labs/19-tpc-server/tests/common/mod.rs"]
 mod common;
 
-use common::{Client, Probe, config, serve, watched};
+use common::{Probe, config, connect, serve, watched};
 use tpc_server::Config;
 
 fn reuse_port(workers: usize) -> Config {
@@ -28,7 +28,7 @@ fn the_kernel_spreads_connections_over_the_workers() {
             let mut seen = [0; 2];
             let mut clients = Vec::new(); // all open at once
             for _ in 0..64 {
-                let mut client = Client::connect(addr);
+                let mut client = connect(addr);
                 let reply = client.get("/");
                 let worker: usize = reply.header("x-worker").unwrap().parse().unwrap();
                 seen[worker] += 1;
@@ -50,9 +50,9 @@ fn reuse_port_shuts_down_gracefully() {
     watched(|| {
         let probe = Probe::default();
         serve(reuse_port(1), &probe, |addr, stop| {
-            let mut idle = Client::connect(addr);
+            let mut idle = connect(addr);
             assert_eq!(idle.get("/").status, 200);
-            let mut busy = Client::connect(addr);
+            let mut busy = connect(addr);
             busy.send(b"GET /wait HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
             assert_eq!(probe.started(), (0, "/wait"));
             stop.now();

@@ -1,7 +1,7 @@
 //! Wrong: every connection that ends gives back a place, rejected ones too, though they
 //! never took one (`saturating_sub` hides the underflow that would otherwise panic). Once
 //! a rejected client has gone, the full worker takes one connection too many.
-//! expect-fail: a_full_worker_keeps_answering_503
+//! expect-fail: a_full_worker_keeps_answering_503, a_burst_for_a_busy_worker_is_answered
 //! replaces: worker
 
 /// One worker: serves the connections it is handed (or accepts on its own listener)

@@ -1,7 +1,7 @@
 //! Wrong: a worker that serves one connection at a time. It awaits each connection
 //! before taking the next, so one slow or silent client stops everyone else on that
 //! worker (the other workers are fine, which hides it under light load).
-//! expect-fail: a_full_worker_answers_503, a_huge_head_gets_431_or_a_close, a_worker_serves_its_connections_concurrently, bad_clients_do_not_stop_good_ones, connections_are_dealt_round_robin, each_worker_drives_its_own_connections, handler_state_stays_on_its_worker, more_than_100_headers_get_431, reuse_port_shuts_down_gracefully, shutdown_finishes_the_request_in_flight, the_kernel_spreads_connections_over_the_workers, uploads_in_flight_finish_after_the_acceptor_stops
+//! expect-fail: a_full_worker_answers_503, a_huge_head_gets_431_or_a_close, a_worker_serves_its_connections_concurrently, bad_clients_do_not_stop_good_ones, connections_are_dealt_round_robin, each_worker_drives_its_own_connections, handler_state_stays_on_its_worker, more_than_100_headers_get_431, reuse_port_shuts_down_gracefully, shutdown_finishes_the_request_in_flight, the_kernel_spreads_connections_over_the_workers, uploads_in_flight_finish_after_the_acceptor_stops, a_burst_for_a_busy_worker_is_answered, a_failed_accept_does_not_stop_the_server, shutdown_closes_connections_over_the_limit, shutdown_does_not_wait_for_bad_clients
 //! may-also-fail: a_full_worker_keeps_answering_503, clients_that_leave_halfway_are_let_go, stats_come_back_in_worker_order, the_limit_is_per_worker
 //! replaces: worker
 

@@ -12,26 +12,36 @@ use std::collections::{BTreeMap, HashSet};
 use std::net::SocketAddr;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Condvar, Mutex};
 use std::thread::{self, ThreadId};
 use std::time::Duration;
 
 use hyper::header::HeaderValue;
 use hyper::{Request, StatusCode};
+use lab_support::OsThread;
 use tokio::sync::Semaphore;
 use tpc_server::{Body, Config, Handler, Reply, Server, WorkerStats, reply};
 
 pub use lab_support::http::{Client, IO_LIMIT};
 
+/// How long a test waits for what a correct server does at once (an answer, a close)
+/// where a wrong one stalls: the stall fails the test after this, not after [`IO_LIMIT`].
+/// A correct server takes milliseconds; this is only the margin for a loaded machine.
+pub const PROMPT: Duration = Duration::from_secs(2);
+
+/// What the handler of `GET /panic` panics with.
+pub const PANIC: &str = "the test's handler panics on purpose";
+
 /// The wall-clock limit on a whole test: only there to turn a hang into a failure.
 pub const LIMIT: Duration = Duration::from_secs(30);
 
 /// How long `Server::run` may take to return once `shutdown` has completed and the test's
-/// clients are done: a correct server takes milliseconds, or a few seconds where a test
-/// keeps bad clients connected until their timeouts close them.
-pub const STOP_LIMIT: Duration = IO_LIMIT;
+/// clients are done: a correct server takes milliseconds. A test that keeps bad clients
+/// connected until their timeouts close them says how long it allows
+/// ([`serve_stopping_within`]).
+pub const STOP_LIMIT: Duration = PROMPT;
 
 thread_local! {
     /// The watchdog of the test running on this thread (see `watched`).
@@ -56,6 +66,12 @@ pub struct Probe {
     handlers: AtomicUsize,
     /// Which threads each worker's handler ran on.
     threads: Mutex<BTreeMap<usize, HashSet<ThreadId>>>,
+    /// Each worker's thread as the OS sees it (first request), and the acceptor's (the
+    /// thread that polls `shutdown`). Empty where the OS does not tell (not Linux).
+    os_threads: Mutex<BTreeMap<usize, OsThread>>,
+    acceptor: Mutex<Option<OsThread>>,
+    /// Handlers of `/block` block their worker's thread until this is true.
+    unblocked: (Mutex<bool>, Condvar),
 }
 
 impl Default for Probe {
@@ -68,6 +84,9 @@ impl Default for Probe {
             live: AtomicUsize::new(0),
             handlers: AtomicUsize::new(0),
             threads: Mutex::default(),
+            os_threads: Mutex::default(),
+            acceptor: Mutex::default(),
+            unblocked: (Mutex::new(false), Condvar::new()),
         }
     }
 }
@@ -78,8 +97,8 @@ impl Probe {
         self.started
             .lock()
             .unwrap()
-            .recv_timeout(IO_LIMIT)
-            .expect("no handler started within 10 s: is the request stuck on its way to a worker?")
+            .recv_timeout(PROMPT)
+            .expect("no handler started within 2 s: is the request stuck on its way to a worker?")
     }
 
     /// Lets `n` waiting `/wait` handlers finish.
@@ -92,13 +111,41 @@ impl Probe {
         self.threads.lock().unwrap().clone()
     }
 
+    /// Worker `worker`'s thread, as the OS sees it (once its handler has answered a
+    /// request); `None` where the OS does not tell.
+    pub fn worker_thread(&self, worker: usize) -> Option<OsThread> {
+        self.os_threads.lock().unwrap().get(&worker).copied()
+    }
+
+    /// The acceptor's thread (the one that polls `shutdown`), as the OS sees it.
+    pub fn acceptor_thread(&self) -> Option<OsThread> {
+        *self.acceptor.lock().unwrap()
+    }
+
+    /// Lets every handler of `/block` go on, now and from now on.
+    pub fn unblock(&self) {
+        let (unblocked, changed) = &self.unblocked;
+        *unblocked.lock().unwrap() = true;
+        changed.notify_all();
+    }
+
+    /// Blocks the calling thread (a worker's, in `/block`) until `unblock`, for at most
+    /// [`IO_LIMIT`].
+    fn block(&self) {
+        let (unblocked, changed) = &self.unblocked;
+        let guard = unblocked.lock().unwrap();
+        let _ = changed
+            .wait_timeout_while(guard, IO_LIMIT, |unblocked| !*unblocked)
+            .unwrap();
+    }
+
     /// Waits until at most `n` workers' handlers are alive (a worker's handler goes when
-    /// its worker ends), up to [`IO_LIMIT`]; says whether that happened.
+    /// its worker ends), up to [`PROMPT`]; says whether that happened.
     pub fn handlers_down_to(&self, n: usize) -> bool {
         down_to(&self.handlers, n)
     }
 
-    /// Waits until at most `n` handler futures are alive, up to [`IO_LIMIT`]; says whether
+    /// Waits until at most `n` handler futures are alive, up to [`PROMPT`]; says whether
     /// that happened.
     pub fn live_down_to(&self, n: usize) -> bool {
         down_to(&self.live, n)
@@ -106,7 +153,7 @@ impl Probe {
 }
 
 fn down_to(count: &AtomicUsize, n: usize) -> bool {
-    let deadline = std::time::Instant::now() + IO_LIMIT;
+    let deadline = std::time::Instant::now() + PROMPT;
     while count.load(SeqCst) > n {
         if std::time::Instant::now() > deadline {
             return false;
@@ -117,7 +164,7 @@ fn down_to(count: &AtomicUsize, n: usize) -> bool {
 }
 
 /// Two sides of a test that must each reach a point before either goes on: `meet` sends
-/// to the other side and waits for it, up to [`IO_LIMIT`]. If the other side has failed
+/// to the other side and waits for it, up to [`PROMPT`]. If the other side has failed
 /// (its `Meeting` is gone), `meet` fails at once instead of waiting.
 pub struct Meeting {
     here: mpsc::Sender<()>,
@@ -143,7 +190,7 @@ impl Meeting {
     pub fn meet(&self, what: &str) {
         let _ = self.here.send(());
         self.there
-            .recv_timeout(IO_LIMIT)
+            .recv_timeout(PROMPT)
             .unwrap_or_else(|e| panic!("{what}: the other side did not get there ({e})"));
     }
 }
@@ -195,6 +242,12 @@ impl Handler for App<'_> {
             .entry(self.worker)
             .or_default()
             .insert(thread::current().id());
+        if let std::collections::btree_map::Entry::Vacant(entry) =
+            self.probe.os_threads.lock().unwrap().entry(self.worker)
+            && let Some(me) = OsThread::current()
+        {
+            entry.insert(me);
+        }
         let mut answer = match (request.method().as_str(), request.uri().path()) {
             ("GET", "/") => reply(StatusCode::OK, format!("worker {}", self.worker)),
             ("GET", "/hits") => {
@@ -217,6 +270,18 @@ impl Handler for App<'_> {
             }
             ("GET", "/big") => reply(StatusCode::OK, vec![b'x'; BIG]),
             ("GET", "/budget") => reply(StatusCode::OK, forced_yields(1000).await.to_string()),
+            // Which tokio task runs this handler: none, if the worker serves its
+            // connections itself (`block_on` has no task id).
+            ("GET", "/task") => match tokio::task::try_id() {
+                Some(id) => reply(StatusCode::OK, format!("task {id}")),
+                None => reply(StatusCode::OK, "no task"),
+            },
+            ("GET", "/block") => {
+                let _ = self.probe.entered.send((self.worker, "/block"));
+                self.probe.block(); // blocks the worker's thread: nothing else runs on it
+                reply(StatusCode::OK, "unblocked")
+            }
+            ("GET", "/panic") => panic!("{PANIC}"),
             _ => reply(StatusCode::NOT_FOUND, "no such route"),
         };
         answer
@@ -291,16 +356,20 @@ impl Stop {
             frozen,
             thaw: on_thaw,
         });
-        is_frozen.recv_timeout(IO_LIMIT).expect(
-            "the acceptor did not poll `shutdown` within 10 s: it should wait for \
+        is_frozen.recv_timeout(PROMPT).expect(
+            "the acceptor did not poll `shutdown` within 2 s: it should wait for \
              `shutdown` and for connections at the same time",
         );
         Thaw(thaw)
     }
 }
 
-/// The `shutdown` future the harness gives `Server::run`.
-async fn shutdown(mut control: tokio::sync::mpsc::UnboundedReceiver<Control>) {
+/// The `shutdown` future the harness gives `Server::run`. It notes which thread polls it:
+/// the acceptor's.
+async fn shutdown(mut control: tokio::sync::mpsc::UnboundedReceiver<Control>, probe: &Probe) {
+    if let Some(me) = OsThread::current() {
+        *probe.acceptor.lock().unwrap() = Some(me);
+    }
     while let Some(order) = control.recv().await {
         match order {
             Control::Freeze { frozen, thaw } => {
@@ -312,6 +381,20 @@ async fn shutdown(mut control: tokio::sync::mpsc::UnboundedReceiver<Control>) {
     }
 }
 
+/// A client whose every read and write gives up after [`PROMPT`], for what a correct
+/// server does at once.
+pub fn connect(addr: SocketAddr) -> Client {
+    let client = Client::connect(addr);
+    client.stream().set_read_timeout(Some(PROMPT)).unwrap();
+    client.stream().set_write_timeout(Some(PROMPT)).unwrap();
+    client
+}
+
+/// Binds a server on 127.0.0.1, port 0.
+pub fn bind(config: Config) -> Server {
+    Server::bind("127.0.0.1:0".parse().unwrap(), config).expect("bind 127.0.0.1:0")
+}
+
 /// Runs a server with the test application on 127.0.0.1, port 0, lets `clients` talk to
 /// it, stops it and returns its stats. Checks that nothing outlived `Server::run`: no
 /// handler future and no handler, and that no worker ran on the thread that called `run`.
@@ -320,24 +403,71 @@ pub fn serve(
     probe: &Probe,
     clients: impl FnOnce(SocketAddr, &mut Stop),
 ) -> Vec<WorkerStats> {
-    let server = Server::bind("127.0.0.1:0".parse().unwrap(), config).expect("bind 127.0.0.1:0");
+    serve_server(bind(config), probe, clients)
+}
+
+/// [`serve`], allowing `Server::run` up to `limit` to return after `shutdown` (instead of
+/// [`STOP_LIMIT`]): for a test that leaves bad clients connected until their timeouts.
+pub fn serve_stopping_within(
+    limit: Duration,
+    config: Config,
+    probe: &Probe,
+    clients: impl FnOnce(SocketAddr, &mut Stop),
+) -> Vec<WorkerStats> {
+    outcome(try_serve_within(bind(config), probe, limit, clients))
+}
+
+/// [`serve`] for a server the test has bound (and set up) itself.
+pub fn serve_server(
+    server: Server,
+    probe: &Probe,
+    clients: impl FnOnce(SocketAddr, &mut Stop),
+) -> Vec<WorkerStats> {
+    outcome(try_serve(server, probe, clients))
+}
+
+/// The stats, or a panic that says what `Server::run` did instead.
+fn outcome(outcome: thread::Result<std::io::Result<Vec<WorkerStats>>>) -> Vec<WorkerStats> {
+    match outcome {
+        Ok(Ok(stats)) => stats,
+        Ok(Err(error)) => panic!("Server::run returned an error: {error}"),
+        Err(panic) => panic!("Server::run panicked: {}", panic_text(&*panic)),
+    }
+}
+
+/// [`serve_server`], returning what `Server::run` returned, or its panic.
+pub fn try_serve(
+    server: Server,
+    probe: &Probe,
+    clients: impl FnOnce(SocketAddr, &mut Stop),
+) -> thread::Result<std::io::Result<Vec<WorkerStats>>> {
+    try_serve_within(server, probe, STOP_LIMIT, clients)
+}
+
+fn try_serve_within(
+    server: Server,
+    probe: &Probe,
+    stop_limit: Duration,
+    clients: impl FnOnce(SocketAddr, &mut Stop),
+) -> thread::Result<std::io::Result<Vec<WorkerStats>>> {
     let addr = server.local_addr().expect("local_addr");
     let (control, controlled) = tokio::sync::mpsc::unbounded_channel();
     let handlers = app(probe);
     let handlers = &handlers;
-    let (stats, runner) = thread::scope(|s| {
+    let (outcome, runner) = thread::scope(|s| {
         let (returned, has_returned) = mpsc::channel::<()>();
         let running = s.spawn(move || {
-            let stats = server.run(handlers, shutdown(controlled));
-            let _ = returned.send(());
-            (stats, thread::current().id())
+            // Sent when `run` returns or unwinds.
+            let _returned = Returned(returned);
+            server.run(handlers, shutdown(controlled, probe))
         });
+        let runner = running.thread().id();
         let mut stop = Stop(Some(control));
         let clients = panic::catch_unwind(AssertUnwindSafe(|| clients(addr, &mut stop)));
         drop(stop);
         // This thread cannot fail the test while `run` hangs (the scope waits for it), so
         // it trips the watchdog instead, naming the cause.
-        if let Err(RecvTimeoutError::Timeout) = has_returned.recv_timeout(STOP_LIMIT) {
+        if let Err(RecvTimeoutError::Timeout) = has_returned.recv_timeout(stop_limit) {
             let failed = match clients {
                 Err(_) => " (after the test had failed: its panic is above)",
                 Ok(()) => "",
@@ -345,7 +475,7 @@ pub fn serve(
             TRIPWIRE.with_borrow(|tripwire| {
                 if let Some(tripwire) = tripwire {
                     tripwire.trip(format!(
-                        "Server::run had not returned {STOP_LIMIT:?} after `shutdown` \
+                        "Server::run had not returned {stop_limit:?} after `shutdown` \
                          completed{failed}. Does the acceptor then drop its senders, so that \
                          every worker's inbox closes? Does each worker then stop its \
                          connections (idle ones close at once), wait for them, and end?"
@@ -357,9 +487,8 @@ pub fn serve(
         if let Err(panic) = clients {
             panic::resume_unwind(panic);
         }
-        joined.expect("Server::run panicked")
+        (joined, runner)
     });
-    let stats = stats.expect("Server::run returned an error");
     assert_eq!(
         probe.live.load(SeqCst),
         0,
@@ -376,7 +505,27 @@ pub fn serve(
             "worker {worker} ran on the thread that called Server::run: workers need threads of their own"
         );
     }
-    stats
+    outcome
+}
+
+/// Says that `Server::run` has returned (or unwound) when dropped.
+struct Returned(mpsc::Sender<()>);
+
+impl Drop for Returned {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
+    }
+}
+
+/// The text of a panic's payload.
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "(a panic without a message)".to_owned()
+    }
 }
 
 /// Runs a test body under the wall-clock watchdog, which `serve` trips early when the
