@@ -10,7 +10,7 @@ use std::pin::Pin;
 use std::ptr::NonNull;
 use std::task::{Context, Poll};
 
-// ANCHOR: given
+// ANCHOR: given_block
 /// One heap allocation, and the layout it was made with: freeing it needs that layout.
 #[derive(Clone, Copy)]
 struct Block {
@@ -52,7 +52,48 @@ impl Block {
         unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
     }
 }
+// ANCHOR_END: given_block
 
+// ANCHOR: given_recycler
+/// Keeps one block of memory, the *home block*, to box one future after another in it.
+#[derive(Default)]
+pub struct Recycler {
+    /// The home block, once there is one. The recycler owns it and frees it.
+    home: Cell<Option<Block>>,
+    /// Whether a future lives in the home block right now: from the `recycle` that moves
+    /// it in until its drop has returned (or unwound). Yours to set and clear; the
+    /// starter never uses the home block, so it stays false.
+    busy: Cell<bool>,
+}
+
+impl Recycler {
+    pub const fn new() -> Self {
+        Recycler {
+            home: Cell::new(None),
+            busy: Cell::new(false),
+        }
+    }
+}
+
+impl Drop for Recycler {
+    fn drop(&mut self) {
+        let Some(home) = self.home.get() else {
+            return;
+        };
+        if self.busy.get() {
+            // A future still lives in the home block, though every future borrows the
+            // recycler: its handle was forgotten (`mem::forget` is safe code), so its drop
+            // will never run. It may be pinned, and pinned memory must stay valid until
+            // the value in it is dropped: the block is leaked, never freed.
+            return;
+        }
+        // SAFETY: no future lives in the home block, and it is freed here only.
+        unsafe { home.free() }
+    }
+}
+// ANCHOR_END: given_recycler
+
+// ANCHOR: given_handle
 /// A future boxed by a [`Recycler`]: it lives in the recycler's memory (or in a block of
 /// its own), and hands that memory back when dropped.
 pub struct RecycledFuture<'a, T> {
@@ -73,24 +114,10 @@ impl<T> Future for RecycledFuture<'_, T> {
         future.poll(cx)
     }
 }
-// ANCHOR_END: given
+// ANCHOR_END: given_handle
 
 // ANCHOR: starter
-/// Keeps one block of memory, to box one future after another in it. (The starter keeps
-/// none yet: every future gets a block of its own.)
-#[derive(Default)]
-pub struct Recycler {
-    /// The home block, once there is one. The recycler owns it and frees it.
-    home: Cell<Option<Block>>,
-}
-
 impl Recycler {
-    pub const fn new() -> Self {
-        Recycler {
-            home: Cell::new(None),
-        }
-    }
-
     /// Boxes `future`. Meant to move it into the home block when that is free and fits;
     /// the starter allocates a block of its own every time.
     pub fn recycle<'a, F: Future + 'a>(&'a self, future: F) -> RecycledFuture<'a, F::Output> {
@@ -104,16 +131,6 @@ impl Recycler {
             // An unsizing coercion: the compiler supplies `F`'s vtable.
             future: place,
             home: self,
-        }
-    }
-}
-
-impl Drop for Recycler {
-    fn drop(&mut self) {
-        if let Some(home) = self.home.get() {
-            // SAFETY: every future borrows the recycler, so none is alive now; the home
-            // block is freed here only.
-            unsafe { home.free() }
         }
     }
 }

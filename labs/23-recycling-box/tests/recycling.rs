@@ -6,8 +6,10 @@
 
 use std::alloc::Layout;
 use std::cell::Cell;
+use std::marker::PhantomPinned;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::{Pin, pin};
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::task::{Context, Poll};
 
 use lab_support::Gauge;
@@ -95,39 +97,46 @@ impl Drop for DropProbe<'_> {
 #[test]
 fn sequential_calls_share_one_allocation() {
     let _heap = HeapCheck::new();
-    let counter = Counter {
-        left: Cell::new(CALLS as u32),
-        recycler: Recycler::new(),
-    };
-    let stream: &dyn Countdown = &counter;
+    let recyclers = [
+        ("Recycler::new()", Recycler::new()),
+        ("Recycler::default()", Recycler::default()),
+    ];
+    for (made_by, recycler) in recyclers {
+        let counter = Counter {
+            left: Cell::new(CALLS as u32),
+            recycler,
+        };
+        let stream: &dyn Countdown = &counter;
 
-    let (items, allocations) = allocations_during(|| {
-        poll_to_end(POLLS * (CALLS + 1), async {
-            let mut items = 0;
-            while let Some(left) = stream.next().await {
-                assert_eq!(left as usize, CALLS - 1 - items);
-                items += 1;
+        let (items, allocations) = allocations_during(|| {
+            poll_to_end(POLLS * (CALLS + 1), async {
+                let mut items = 0;
+                while let Some(left) = stream.next().await {
+                    assert_eq!(left as usize, CALLS - 1 - items);
+                    items += 1;
+                }
+                items
+            })
+        });
+
+        assert_eq!(items, CALLS);
+        assert_eq!(
+            allocations,
+            counted(1),
+            "{} calls that never overlap, on a recycler made by {made_by}, made \
+             {allocations} allocations: the first call's block should serve every later \
+             one{}",
+            CALLS + 1,
+            if allocations == 0 {
+                " (none at all: a block allocated before the first call, when the recycler \
+                 was made, or taken from outside the program's global allocator, such as \
+                 `std::alloc::System`? Allocate the first block when the first call needs \
+                 it, with `std::alloc::alloc`)"
+            } else {
+                ""
             }
-            items
-        })
-    });
-
-    assert_eq!(items, CALLS);
-    assert_eq!(
-        allocations,
-        counted(1),
-        "{} calls that never overlap made {allocations} allocations: the first call's \
-         block should serve every later one{}",
-        CALLS + 1,
-        if allocations == 0 {
-            " (none at all: a block allocated before the first call, in `Recycler::new`, \
-             or taken from outside the program's global allocator, such as \
-             `std::alloc::System`? Allocate the first block when the first call needs it, \
-             with `std::alloc::alloc`)"
-        } else {
-            ""
-        }
-    );
+        );
+    }
 }
 // ANCHOR_END: one_allocation
 
@@ -430,26 +439,74 @@ fn a_strictly_aligned_future_is_placed_aligned() {
 }
 // ANCHOR_END: alignment
 
+thread_local! {
+    /// Drops of `Nothing`, which has no room for a reference to a counter.
+    static NOTHING_DROPS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// A zero-sized future with a `Drop` of its own: no bytes, but its drop still counts.
+struct Nothing;
+
+impl Future for Nothing {
+    type Output = u8;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<u8> {
+        Poll::Ready(42)
+    }
+}
+
+impl Drop for Nothing {
+    fn drop(&mut self) {
+        NOTHING_DROPS.with(|d| d.set(d.get() + 1));
+    }
+}
+
+/// A zero-sized future that must sit at a multiple of 1024, like every value of its type;
+/// it answers how far its address is from one (0 when it was placed correctly).
+#[repr(align(1024))]
+struct Tick;
+
+impl Future for Tick {
+    type Output = usize;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<usize> {
+        Poll::Ready(std::ptr::from_ref(&*self).addr() % align_of::<Tick>())
+    }
+}
+
 #[test]
 fn a_zero_sized_future_works() {
     let _heap = HeapCheck::new();
-    struct Nothing;
-    impl Future for Nothing {
-        type Output = u8;
-        fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<u8> {
-            Poll::Ready(42)
-        }
-    }
-    assert_eq!(size_of::<Nothing>(), 0);
+    assert_eq!((size_of::<Nothing>(), size_of::<Tick>()), (0, 0));
+    let drops = || NOTHING_DROPS.with(Cell::get);
+    let never_dropped = "a zero-sized future was not dropped when its RecycledFuture was: it \
+                         has no bytes, but it may have a `Drop` (this one counts), which must \
+                         run once, like any future's";
+    let before = drops();
     let recycler = Recycler::new();
-    for _ in 0..3 {
+    for n in 1..=3 {
         assert_eq!(poll_to_end(1, recycler.recycle(Nothing)), 42);
+        assert_eq!(drops() - before, n, "{never_dropped}");
     }
     // Two at once: the second gets a block of its own, for a future of zero bytes.
-    let mut first = pin!(recycler.recycle(Nothing));
-    let mut second = pin!(recycler.recycle(Nothing));
-    assert_eq!(poll_once(second.as_mut()), Poll::Ready(42));
-    assert_eq!(poll_once(first.as_mut()), Poll::Ready(42));
+    {
+        let mut first = pin!(recycler.recycle(Nothing));
+        let mut second = pin!(recycler.recycle(Nothing));
+        assert_eq!(poll_once(second.as_mut()), Poll::Ready(42));
+        assert_eq!(poll_once(first.as_mut()), Poll::Ready(42));
+    }
+    assert_eq!(drops() - before, 5, "{never_dropped}");
+
+    // Zero bytes, but aligned to 1024: in the home block, then one in a block of its own.
+    let misplaced = "a zero-sized future that must sit at a multiple of 1024 was placed at a \
+                     misaligned address (a dangling pointer such as \
+                     `NonNull::<u8>::dangling()` is address 1): a value of zero bytes still \
+                     needs an address aligned for its type";
+    assert_eq!(poll_to_end(1, recycler.recycle(Tick)), 0, "{misplaced}");
+    let mut first = pin!(recycler.recycle(Tick));
+    let mut second = pin!(recycler.recycle(Tick));
+    assert_eq!(poll_once(second.as_mut()), Poll::Ready(0), "{misplaced}");
+    assert_eq!(poll_once(first.as_mut()), Poll::Ready(0), "{misplaced}");
 }
 
 #[test]
@@ -479,6 +536,65 @@ fn nothing_leaks() {
         "once the recycler and its futures are gone, every block it allocated must be freed"
     );
 }
+
+/// Where the forgotten future of the next test lives, kept to the end of the run: its block
+/// is leaked on purpose, and Miri does not call memory that a static reaches a leak.
+static FORGOTTEN: AtomicPtr<u64> = AtomicPtr::new(std::ptr::null_mut());
+
+/// A future that, once polled (and so pinned), tells where it lives, the way an intrusive
+/// wait list (tokio's `Notify`, for one) keeps a pointer into a waiting future: pinned
+/// memory must stay valid until the value in it has been dropped.
+struct Registers<'a> {
+    stamp: u64,
+    at: &'a Cell<*mut u64>,
+    _pinned: PhantomPinned,
+}
+
+impl Future for Registers<'_> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        // SAFETY: nothing is moved out of the pinned future.
+        let this = unsafe { self.get_unchecked_mut() };
+        this.at.set(&raw mut this.stamp);
+        Poll::Pending
+    }
+}
+
+// ANCHOR: forgotten
+#[test]
+fn a_forgotten_future_keeps_its_block_for_good() {
+    let _heap = HeapCheck::new();
+    let at = Cell::new(std::ptr::null_mut());
+    let recycler = Recycler::new();
+    let mut future = recycler.recycle(Registers {
+        stamp: STAMP,
+        at: &at,
+        _pinned: PhantomPinned,
+    });
+    assert_eq!(poll_once(Pin::new(&mut future)), Poll::Pending);
+    // Safe code: the handle is never dropped, so neither is the future, pinned in the home
+    // block. The recycler is not borrowed any more, and may go.
+    std::mem::forget(future);
+    let ((), _, freed) = blocks_during(|| drop(recycler));
+    let stamp = at.get();
+    FORGOTTEN.store(stamp, Ordering::Relaxed);
+    // SAFETY: the future was pinned and never dropped, so its memory must still be valid.
+    let found = unsafe { stamp.read_volatile() };
+    assert!(
+        found == STAMP && freed == 0,
+        "a future was polled in the home block, its handle forgotten (`mem::forget` is \
+         safe), and the recycler dropped: the recycler freed the home block{} with the \
+         future still in it, never dropped. Pinned memory must stay valid until the value \
+         in it is dropped: while `busy`, the recycler's `Drop` must leak the home block",
+        if found == POISON_WORD {
+            " (the future's memory holds the test allocator's poison)"
+        } else {
+            ""
+        }
+    );
+}
+// ANCHOR_END: forgotten
 
 // ---- Every order of calls, finishes and drops ----------------------------------------
 
@@ -984,10 +1100,28 @@ fn deliberate_panic() -> ! {
 }
 
 /// A future that is ready at once and panics when dropped (unless a panic is unwinding
-/// already: a second one would abort the tests).
-struct PanicsOnDrop(#[allow(dead_code)] u64);
+/// already: a second one would abort the tests). It counts the runs of its `drop`, and
+/// owns a heap buffer, which the drop glue frees after that `drop` panicked: a future
+/// dropped again would free it twice. Its drop first checks that its memory is still its
+/// own, like `Probe`'s.
+struct PanicsOnDrop<'a> {
+    stamp: u64,
+    drops: &'a Cell<usize>,
+    #[allow(dead_code)]
+    buffer: Vec<u64>,
+}
 
-impl Future for PanicsOnDrop {
+impl<'a> PanicsOnDrop<'a> {
+    fn new(drops: &'a Cell<usize>) -> Self {
+        PanicsOnDrop {
+            stamp: STAMP,
+            drops,
+            buffer: vec![7; 4],
+        }
+    }
+}
+
+impl Future for PanicsOnDrop<'_> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
@@ -995,12 +1129,30 @@ impl Future for PanicsOnDrop {
     }
 }
 
-impl Drop for PanicsOnDrop {
+impl Drop for PanicsOnDrop<'_> {
     fn drop(&mut self) {
+        let stamp = unsafe { std::ptr::read_volatile(&self.stamp) };
+        if stamp != STAMP {
+            stale(damage(stamp));
+            // Its fields are garbage: keep the drop glue away from the buffer's pointer.
+            std::mem::forget(std::mem::take(&mut self.buffer));
+            return;
+        }
+        self.drops.set(self.drops.get() + 1);
         if !std::thread::panicking() {
             deliberate_panic();
         }
     }
+}
+
+/// The message when a future whose drop panicked was dropped `n` times.
+fn dropped_again(n: usize) -> String {
+    format!(
+        "a future whose drop panicked was dropped {n} times: when a drop panics, the drop \
+         glue still drops the future's fields as the panic unwinds, so the future is gone; \
+         dropping it again drops (and frees) its fields twice. Drop it once, and only hand \
+         its block back"
+    )
 }
 
 // ANCHOR: panics
@@ -1032,11 +1184,18 @@ fn a_future_that_panics_still_gives_its_block_back() {
         );
 
         // A panic in the future's own drop, in the home block.
-        let panicked = catch_unwind(AssertUnwindSafe(|| drop(recycler.recycle(PanicsOnDrop(0)))));
+        let drops = Cell::new(0);
+        let panicked = catch_unwind(AssertUnwindSafe(|| {
+            drop(recycler.recycle(PanicsOnDrop::new(&drops)))
+        }));
+        if let Some(what) = STALE.with(Cell::take) {
+            panic!("a future in the home block was dropped, but {what}");
+        }
         assert!(
             panicked.is_err(),
             "dropping a RecycledFuture must drop the future in it (whose drop panics)"
         );
+        assert_eq!(drops.get(), 1, "{}", dropped_again(drops.get()));
         assert_eq!(
             next_call_allocates(),
             0,
@@ -1047,13 +1206,21 @@ fn a_future_that_panics_still_gives_its_block_back() {
 
         // A panic in the future's own drop, in a block of its own.
         let first = recycler.recycle(small(2));
+        let drops = Cell::new(0);
         let (panicked, live) = live_during(|| {
-            catch_unwind(AssertUnwindSafe(|| drop(recycler.recycle(PanicsOnDrop(0))))).is_err()
+            catch_unwind(AssertUnwindSafe(|| {
+                drop(recycler.recycle(PanicsOnDrop::new(&drops)))
+            }))
+            .is_err()
         });
+        if let Some(what) = STALE.with(Cell::take) {
+            panic!("a future in a block of its own was dropped, but {what}");
+        }
         assert!(
             panicked,
             "dropping a RecycledFuture must drop the future in it (whose drop panics)"
         );
+        assert_eq!(drops.get(), 1, "{}", dropped_again(drops.get()));
         assert_eq!(
             live, 0,
             "a future with a block of its own panicked in its drop, and the block was never \
@@ -1069,16 +1236,22 @@ fn a_future_that_panics_still_gives_its_block_back() {
 // ---- What must not compile ------------------------------------------------------------
 
 // ANCHOR: misuses
-/// Code that must not compile: each function marked `// refused` lets a recycler go (or
-/// move) while a future it made is alive, which would free (or lose) the block under the
-/// future. The first shows the API is usable at all.
+/// Code that must not compile, because safe code could then break the recycler: each line
+/// marked `// refused: …` must be an error, and says why. The first function shows that the
+/// API is usable at all.
 const MISUSES: &str = r#"
+use std::rc::Rc;
 use recycling_box::Recycler;
 
-pub fn fine() -> i32 {
+fn needs_send<T: Send>(_: &T) {}
+fn needs_sync<T: Sync>(_: &T) {}
+
+pub fn fine() -> usize {
     let recycler = Recycler::new();
-    let future = recycler.recycle(async { 1 });
+    let text = String::from("fine");
+    let future = recycler.recycle(async { text.len() });
     drop(future);
+    drop(text);
     drop(recycler);
     1
 }
@@ -1086,54 +1259,111 @@ pub fn fine() -> i32 {
 pub fn drops_the_recycler_first() {
     let recycler = Recycler::new();
     let future = recycler.recycle(async { 1 });
-    drop(recycler); // refused
+    drop(recycler); // refused: a future borrows its recycler
     drop(future);
 }
 
 pub fn moves_the_recycler_away() -> Recycler {
     let recycler = Recycler::new();
     let future = recycler.recycle(async { 1 });
-    let moved = recycler; // refused
+    let moved = recycler; // refused: a future borrows its recycler
     drop(future);
     moved
 }
 
 pub fn returns_a_future_of_its_own_recycler() -> impl Future<Output = i32> {
     let recycler = Recycler::new();
-    recycler.recycle(async { 1 }) // refused
+    recycler.recycle(async { 1 }) // refused: a future borrows its recycler
+}
+
+pub fn drops_what_the_future_borrows() {
+    let recycler = Recycler::new();
+    let text = String::from("borrowed");
+    let future = recycler.recycle(async { text.len() });
+    drop(text); // refused: a future keeps its borrows
+    drop(future);
+}
+
+pub fn clones_the_recycler(recycler: &Recycler) -> Recycler {
+    recycler.clone() // refused: a recycler owns its block
+}
+
+pub fn shares_the_recycler_between_threads(recycler: &Recycler) {
+    needs_sync(recycler); // refused: a recycler stays on its thread
+}
+
+pub fn sends_a_future_that_holds_an_rc() {
+    let recycler = Recycler::new();
+    let shared = Rc::new(1);
+    let future = recycler.recycle(async move { *shared });
+    needs_send(&future); // refused: a future stays on its thread
+    needs_sync(&future); // refused: a future stays on its thread
 }
 "#;
 // ANCHOR_END: misuses
 
+/// Why a refused line of [`MISUSES`] must not compile, by the reason after `// refused:`.
+fn why_refused(reason: &str) -> &'static str {
+    match reason {
+        "a future borrows its recycler" => {
+            "while a future made by the recycler was alive: a RecycledFuture must borrow its \
+             recycler (`recycle(&'a self, …) -> RecycledFuture<'a, …>`, with the same 'a), or \
+             the recycler can go (and free the block) while its future still lives in it"
+        }
+        "a future keeps its borrows" => {
+            "while the future still borrowed what it dropped: the future may then outlive \
+             what it borrows (a dangling reference from safe code). Keep \
+             `recycle<'a, F: Future + 'a>(&'a self, future: F) -> RecycledFuture<'a, …>`: \
+             the future's borrows last as long as its handle, with no second lifetime and no \
+             pointer read that swaps one lifetime for another"
+        }
+        "a recycler owns its block" => {
+            "so a Recycler can be cloned: the two copies share one home block, put two \
+             futures in it, and both free it when dropped (a double free from safe code). A \
+             Recycler owns its block: no `Clone`, derived or written"
+        }
+        "a recycler stays on its thread" => {
+            "so a Recycler is Sync: two threads could call `recycle` on one recycler at once, \
+             racing on its `Cell`s and writing two futures into one block. No `unsafe impl \
+             Sync`: the recycler lives on one thread"
+        }
+        "a future stays on its thread" => {
+            "for a RecycledFuture whose future holds an `Rc`: it could be polled or dropped on \
+             another thread, and the `Rc`'s count changed from two threads at once (and the \
+             recycler's `Cell`s too). The handle hides its future's type, so it must never \
+             be Send or Sync: no `unsafe impl`, and the given handle as it is"
+        }
+        other => panic!("MISUSES has a refused line without a known reason: {other}"),
+    }
+}
+
 #[test]
 #[cfg_attr(miri, ignore = "Miri cannot run the compiler")]
-fn a_recycled_future_borrows_its_recycler() {
+fn safe_code_cannot_misuse_the_recycler() {
     let _heap = HeapCheck::new();
     let errors = lab_support::compile_errors!("recycling_box", MISUSES)
         .unwrap_or_else(|why| panic!("could not check what compiles: {why}"));
-    let refused: Vec<usize> = (1..)
+    let refused: Vec<(usize, &str, &str)> = (1..)
         .zip(MISUSES.lines())
-        .filter(|(_, line)| line.ends_with("// refused"))
-        .map(|(n, _)| n)
+        .filter_map(|(n, line)| {
+            let (code, reason) = line.split_once("// refused: ")?;
+            Some((n, code.trim(), reason.trim()))
+        })
         .collect();
     for error in &errors {
         assert!(
-            refused.contains(&error.line),
+            refused.iter().any(|&(line, _, _)| line == error.line),
             "correct code using the recycler does not compile (line {} of the program in \
              MISUSES: {}): keep the starter's signatures",
             error.line,
             error.message
         );
     }
-    for line in refused {
-        let code = MISUSES.lines().nth(line - 1).unwrap_or("");
-        let code = code.trim().trim_end_matches("// refused").trim();
+    for (line, code, reason) in refused {
         assert!(
             errors.iter().any(|e| e.line == line),
-            "`{code}` compiled, while a future made by the recycler was alive: a \
-             RecycledFuture must borrow its recycler (`recycle(&'a self, …) -> \
-             RecycledFuture<'a, …>`, with the same 'a), or the recycler can go (and free \
-             the block) while its future still lives in it"
+            "`{code}` (line {line} of the program in MISUSES) compiled, {}",
+            why_refused(reason)
         );
     }
 }

@@ -13,6 +13,7 @@ use std::task::{Context, Poll};
 
 // ANCHOR: solution
 // ANCHOR: block
+// ANCHOR: given_block
 /// One heap allocation, and the layout it was made with: freeing it needs that layout.
 #[derive(Clone, Copy)]
 struct Block {
@@ -54,15 +55,18 @@ impl Block {
         unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
     }
 }
+// ANCHOR_END: given_block
 // ANCHOR_END: block
 
 // ANCHOR: recycler
-/// Keeps one block of memory, to box one future after another in it.
+// ANCHOR: given_recycler
+/// Keeps one block of memory, the *home block*, to box one future after another in it.
 #[derive(Default)]
 pub struct Recycler {
     /// The home block, once there is one. The recycler owns it and frees it.
     home: Cell<Option<Block>>,
-    /// Whether a future lives in the home block right now.
+    /// Whether a future lives in the home block right now: from the `recycle` that moves
+    /// it in until its drop has returned (or unwound).
     busy: Cell<bool>,
 }
 
@@ -73,7 +77,27 @@ impl Recycler {
             busy: Cell::new(false),
         }
     }
+}
 
+impl Drop for Recycler {
+    fn drop(&mut self) {
+        let Some(home) = self.home.get() else {
+            return;
+        };
+        if self.busy.get() {
+            // A future still lives in the home block, though every future borrows the
+            // recycler: its handle was forgotten (`mem::forget` is safe code), so its drop
+            // will never run. It may be pinned, and pinned memory must stay valid until
+            // the value in it is dropped: the block is leaked, never freed.
+            return;
+        }
+        // SAFETY: no future lives in the home block, and it is freed here only.
+        unsafe { home.free() }
+    }
+}
+// ANCHOR_END: given_recycler
+
+impl Recycler {
     /// Boxes `future`: in the home block if it is free, after replacing it with a bigger
     /// one if the future does not fit. If a future already lives there (the calls
     /// overlap), the new one gets a block of its own, freed when it is dropped.
@@ -130,19 +154,10 @@ impl Recycler {
         }
     }
 }
-
-impl Drop for Recycler {
-    fn drop(&mut self) {
-        if let Some(home) = self.home.get() {
-            // SAFETY: every future borrows the recycler, so none is alive now; the home
-            // block is freed here only.
-            unsafe { home.free() }
-        }
-    }
-}
 // ANCHOR_END: recycler
 
 // ANCHOR: future
+// ANCHOR: given_handle
 /// A future boxed by a [`Recycler`]: it lives in the recycler's memory (or in a block of
 /// its own), and hands that memory back when dropped.
 pub struct RecycledFuture<'a, T> {
@@ -163,6 +178,7 @@ impl<T> Future for RecycledFuture<'_, T> {
         future.poll(cx)
     }
 }
+// ANCHOR_END: given_handle
 
 impl<T> Drop for RecycledFuture<'_, T> {
     fn drop(&mut self) {

@@ -6,9 +6,14 @@
 //! expect-fail: every_order_of_calls_finishes_and_drops, the_home_block_is_busy_exactly_while_its_future_lives
 //! replaces: recycler
 
+// ANCHOR: given_recycler
+/// Keeps one block of memory, the *home block*, to box one future after another in it.
 #[derive(Default)]
 pub struct Recycler {
+    /// The home block, once there is one. The recycler owns it and frees it.
     home: Cell<Option<Block>>,
+    /// Whether a future lives in the home block right now: from the `recycle` that moves
+    /// it in until its drop has returned (or unwound).
     busy: Cell<bool>,
 }
 
@@ -19,7 +24,27 @@ impl Recycler {
             busy: Cell::new(false),
         }
     }
+}
 
+impl Drop for Recycler {
+    fn drop(&mut self) {
+        let Some(home) = self.home.get() else {
+            return;
+        };
+        if self.busy.get() {
+            // A future still lives in the home block, though every future borrows the
+            // recycler: its handle was forgotten (`mem::forget` is safe code), so its drop
+            // will never run. It may be pinned, and pinned memory must stay valid until
+            // the value in it is dropped: the block is leaked, never freed.
+            return;
+        }
+        // SAFETY: no future lives in the home block, and it is freed here only.
+        unsafe { home.free() }
+    }
+}
+// ANCHOR_END: given_recycler
+
+impl Recycler {
     pub fn recycle<'a, F: Future + 'a>(&'a self, future: F) -> RecycledFuture<'a, F::Output> {
         let layout = Layout::new::<F>();
         let block = if self.busy.get() {
@@ -60,15 +85,6 @@ impl Recycler {
             };
             // SAFETY: a block of its own, allocated for this layout; its future is gone.
             unsafe { own.free() }
-        }
-    }
-}
-
-impl Drop for Recycler {
-    fn drop(&mut self) {
-        if let Some(home) = self.home.get() {
-            // SAFETY: no future is alive; the home block is freed here only.
-            unsafe { home.free() }
         }
     }
 }

@@ -2,10 +2,11 @@
 //! only when none is. Safe, but once the home block's future has gone while a future in
 //! a block of its own still runs, the next call allocates again though the home block is
 //! free and fits. What matters is whether a future lives in the home block, not how many
-//! are alive.
+//! are alive. (It adds a field to the given `Recycler`, which the runner would flag too.)
 //! expect-fail: every_order_of_calls_finishes_and_drops, the_home_block_is_busy_exactly_while_its_future_lives
 //! replaces: recycler
 
+// ANCHOR: given_recycler
 #[derive(Default)]
 pub struct Recycler {
     home: Cell<Option<Block>>,
@@ -21,7 +22,27 @@ impl Recycler {
             alive: Cell::new(0),
         }
     }
+}
 
+impl Drop for Recycler {
+    fn drop(&mut self) {
+        let Some(home) = self.home.get() else {
+            return;
+        };
+        if self.busy.get() {
+            // A future still lives in the home block, though every future borrows the
+            // recycler: its handle was forgotten (`mem::forget` is safe code), so its drop
+            // will never run. It may be pinned, and pinned memory must stay valid until
+            // the value in it is dropped: the block is leaked, never freed.
+            return;
+        }
+        // SAFETY: no future lives in the home block, and it is freed here only.
+        unsafe { home.free() }
+    }
+}
+// ANCHOR_END: given_recycler
+
+impl Recycler {
     pub fn recycle<'a, F: Future + 'a>(&'a self, future: F) -> RecycledFuture<'a, F::Output> {
         let layout = Layout::new::<F>();
         self.alive.set(self.alive.get() + 1);
@@ -65,15 +86,6 @@ impl Recycler {
                 // SAFETY: a block of its own, allocated for this layout; its future is gone.
                 unsafe { own.free() }
             }
-        }
-    }
-}
-
-impl Drop for Recycler {
-    fn drop(&mut self) {
-        if let Some(home) = self.home.get() {
-            // SAFETY: no future is alive; the home block is freed here only.
-            unsafe { home.free() }
         }
     }
 }

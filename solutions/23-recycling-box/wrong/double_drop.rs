@@ -1,9 +1,12 @@
 //! Wrong: drops the inner future as soon as it finishes, "to release it early", and then
 //! again when the `RecycledFuture` is dropped. Dropping a value twice is undefined
-//! behaviour; here the drop probe simply counts two drops per future.
-//! expect-fail: a_future_may_use_its_recycler_while_polled_or_dropped, every_future_is_dropped_exactly_once, every_order_of_calls_finishes_and_drops
+//! behaviour; here the drop probes (and the zero-sized future, which counts its drops)
+//! simply count two drops per future. (It changes the given `poll`, which the runner
+//! would flag too.)
+//! expect-fail: a_future_may_use_its_recycler_while_polled_or_dropped, a_zero_sized_future_works, every_future_is_dropped_exactly_once, every_order_of_calls_finishes_and_drops
 //! replaces: future
 
+// ANCHOR: given_handle
 pub struct RecycledFuture<'a, T> {
     future: NonNull<dyn Future<Output = T> + 'a>,
     home: &'a Recycler,
@@ -21,6 +24,7 @@ impl<T> Future for RecycledFuture<'_, T> {
         poll
     }
 }
+// ANCHOR_END: given_handle
 
 impl<T> Drop for RecycledFuture<'_, T> {
     fn drop(&mut self) {

@@ -4,10 +4,12 @@
 //! call made in between is written over it, and dropping the first handle later drops
 //! the second call's future (which is then dropped twice, and the first never). The
 //! existing tests always drop a finished future before the next call; the test that runs
-//! every order of calls, finishes and drops does not.
+//! every order of calls, finishes and drops does not. (It changes the given `poll`, which
+//! the runner would flag too.)
 //! expect-fail: every_order_of_calls_finishes_and_drops
 //! replaces: future
 
+// ANCHOR: given_handle
 pub struct RecycledFuture<'a, T> {
     future: NonNull<dyn Future<Output = T> + 'a>,
     home: &'a Recycler,
@@ -32,6 +34,7 @@ impl<T> Future for RecycledFuture<'_, T> {
         poll
     }
 }
+// ANCHOR_END: given_handle
 
 impl<T> Drop for RecycledFuture<'_, T> {
     fn drop(&mut self) {

@@ -2,10 +2,12 @@
 //! `recycle(&self, …) -> RecycledFuture<'a, …>` with `'a` only from `F: 'a`, and the handle
 //! keeps a raw pointer to its recycler instead of `&'a Recycler`. Every test that runs
 //! passes (none drops a recycler under a live future: correct code cannot), but now such
-//! code compiles: `drop(recycler)` while its future lives frees the home block under the
-//! future, and moving the recycler leaves the handle's pointer dangling. The test that
-//! compiles those misuses against the library finds that they are no longer refused.
-//! expect-fail: a_recycled_future_borrows_its_recycler
+//! code compiles: dropping or moving the recycler while its future lives leaves the
+//! handle's pointer dangling, and the handle's drop then hands its block back to a
+//! recycler that is gone. The test that compiles those misuses against the library finds
+//! that they are no longer refused. (The handle is given code: the runner would flag the
+//! change too.)
+//! expect-fail: safe_code_cannot_misuse_the_recycler
 //! replaces: solution
 
 #[derive(Clone, Copy)]
@@ -101,10 +103,18 @@ impl Recycler {
 
 impl Drop for Recycler {
     fn drop(&mut self) {
-        if let Some(home) = self.home.get() {
-            // SAFETY: "no future is alive": nothing makes sure of it any more.
-            unsafe { home.free() }
+        let Some(home) = self.home.get() else {
+            return;
+        };
+        if self.busy.get() {
+            // A future still lives in the home block, though every future borrows the
+            // recycler: its handle was forgotten (`mem::forget` is safe code), so its drop
+            // will never run. It may be pinned, and pinned memory must stay valid until
+            // the value in it is dropped: the block is leaked, never freed.
+            return;
         }
+        // SAFETY: no future lives in the home block, and it is freed here only.
+        unsafe { home.free() }
     }
 }
 

@@ -1,9 +1,11 @@
 //! Wrong: the home block is freed when a bigger one replaces it, and a block of its own
 //! when its future goes; but nobody frees the home block when the recycler itself goes
-//! away. (A `Block` is a plain pointer and layout, so nothing frees it unless told to.)
+//! away: the recycler's given `Drop` is gone. (A `Block` is a plain pointer and layout,
+//! so nothing frees it unless told to.)
 //! expect-fail: a_future_that_panics_still_gives_its_block_back, every_order_of_calls_finishes_and_drops, nothing_leaks
 //! replaces: recycler
 
+// ANCHOR: given_recycler
 #[derive(Default)]
 pub struct Recycler {
     home: Cell<Option<Block>>,
@@ -17,7 +19,10 @@ impl Recycler {
             busy: Cell::new(false),
         }
     }
+}
+// ANCHOR_END: given_recycler
 
+impl Recycler {
     pub fn recycle<'a, F: Future + 'a>(&'a self, future: F) -> RecycledFuture<'a, F::Output> {
         let layout = Layout::new::<F>();
         let block = if self.busy.get() {

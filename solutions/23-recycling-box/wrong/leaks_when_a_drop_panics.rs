@@ -6,7 +6,12 @@
 //! expect-fail: a_future_that_panics_still_gives_its_block_back
 //! replaces: future
 
+// ANCHOR: given_handle
+/// A future boxed by a [`Recycler`]: it lives in the recycler's memory (or in a block of
+/// its own), and hands that memory back when dropped.
 pub struct RecycledFuture<'a, T> {
+    /// The future, behind a pointer that carries its vtable (and so its size and
+    /// alignment).
     future: NonNull<dyn Future<Output = T> + 'a>,
     home: &'a Recycler,
 }
@@ -15,10 +20,14 @@ impl<T> Future for RecycledFuture<'_, T> {
     type Output = T;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        // SAFETY: the future is alive and never moves.
-        unsafe { Pin::new_unchecked(self.future.as_mut()) }.poll(cx)
+        // SAFETY: the future is alive (it is dropped only in `drop`), it never moves (it
+        // stays in its block until then, whatever happens to `self`), and `&mut self`
+        // means nobody else is using it.
+        let future = unsafe { Pin::new_unchecked(self.future.as_mut()) };
+        future.poll(cx)
     }
 }
+// ANCHOR_END: given_handle
 
 impl<T> Drop for RecycledFuture<'_, T> {
     fn drop(&mut self) {

@@ -1,7 +1,8 @@
 //! Wrong: a block "fits" when it is big enough, whatever its alignment. A future that
 //! must sit at a multiple of 1024 then moves into a block aligned for `u64`: undefined
-//! behaviour, seen here as a misaligned address.
-//! expect-fail: a_strictly_aligned_future_is_placed_aligned
+//! behaviour, seen here as a misaligned address; so does a zero-sized future aligned to
+//! 1024, which lands in a block of one byte aligned to 1. (`fits` is given code.)
+//! expect-fail: a_strictly_aligned_future_is_placed_aligned, a_zero_sized_future_works
 //! replaces: block
 
 #[derive(Clone, Copy)]

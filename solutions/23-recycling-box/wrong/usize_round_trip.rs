@@ -8,9 +8,14 @@
 // ANCHOR_END: miri
 //! replaces: recycler
 
+// ANCHOR: given_recycler
+/// Keeps one block of memory, the *home block*, to box one future after another in it.
 #[derive(Default)]
 pub struct Recycler {
+    /// The home block, once there is one. The recycler owns it and frees it.
     home: Cell<Option<Block>>,
+    /// Whether a future lives in the home block right now: from the `recycle` that moves
+    /// it in until its drop has returned (or unwound).
     busy: Cell<bool>,
 }
 
@@ -21,7 +26,27 @@ impl Recycler {
             busy: Cell::new(false),
         }
     }
+}
 
+impl Drop for Recycler {
+    fn drop(&mut self) {
+        let Some(home) = self.home.get() else {
+            return;
+        };
+        if self.busy.get() {
+            // A future still lives in the home block, though every future borrows the
+            // recycler: its handle was forgotten (`mem::forget` is safe code), so its drop
+            // will never run. It may be pinned, and pinned memory must stay valid until
+            // the value in it is dropped: the block is leaked, never freed.
+            return;
+        }
+        // SAFETY: no future lives in the home block, and it is freed here only.
+        unsafe { home.free() }
+    }
+}
+// ANCHOR_END: given_recycler
+
+impl Recycler {
     pub fn recycle<'a, F: Future + 'a>(&'a self, future: F) -> RecycledFuture<'a, F::Output> {
         let layout = Layout::new::<F>();
         let block = if self.busy.get() {
@@ -63,14 +88,6 @@ impl Recycler {
                 };
                 unsafe { own.free() }
             }
-        }
-    }
-}
-
-impl Drop for Recycler {
-    fn drop(&mut self) {
-        if let Some(home) = self.home.get() {
-            unsafe { home.free() }
         }
     }
 }
