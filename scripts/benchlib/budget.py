@@ -31,7 +31,7 @@ def run(ctx):
         raise BenchError("scripts/bench budget needs two cores: one for the server, one for wrk")
     ctx.tool("ensure_apt", "taskset", "util-linux")
     ctx.tool("ensure_apt", "wrk", "wrk")
-    exe = ctx.cargo_executable(["build", "--release", "-p", "tpc-bench", "--bin", "tpc-server"], "tpc-server")
+    exe = ctx.server_executable()
     seconds = 1 if ctx.smoke else SECONDS
     server_cores, generator_cores = cores[:1], cores[1:2]
     runs = {v: [] for v, _ in VARIANTS}

@@ -261,9 +261,20 @@ class Run:
                 return message["executable"]
         raise BenchError("cargo did not build %s" % target)
 
-    def cargo_bench(self, bench):
-        """The executable of `solutions/benches/benches/BENCH.rs` (a divan benchmark)."""
-        return self.cargo_executable(["bench", "-p", "benches", "--bench", bench, "--no-run"], bench)
+    def server_executable(self):
+        """The servers of `scripts/bench tpc` and `budget` (solutions/tpc-bench): a release
+        build to measure; for a smoke run, a dev build, which reuses the debug builds of tokio
+        and hyper the other checks made (a smoke proves the servers and the harness run, with
+        no error and no lost response, not how fast they are)."""
+        profile = [] if self.smoke else ["--release"]
+        return self.cargo_executable(["build", *profile, "-p", "tpc-bench", "--bin", "tpc-server"],
+                                     "tpc-server")
+
+    def cargo_bench(self, bench, features=()):
+        """The executable of `solutions/benches/benches/BENCH.rs` (a divan benchmark), built
+        with the benches crate's FEATURES (`jemalloc`)."""
+        flags = ["--features", ",".join(features)] if features else []
+        return self.cargo_executable(["bench", "-p", "benches", *flags, "--bench", bench, "--no-run"], bench)
 
     def output(self, command, save_as=None, **kwargs):
         """Runs COMMAND, returns its stdout; keeps a copy in the scratch folder if asked."""

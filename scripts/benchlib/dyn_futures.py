@@ -54,7 +54,8 @@ def run(ctx):
     args = list(DIVAN_ARGS)
     if ctx.smoke:
         args[args.index("2000")] = "20"
-    exes = {bench: ctx.cargo_bench(bench) for bench, _ in ALLOCATORS}
+    exes = {bench: ctx.cargo_bench(bench, ["jemalloc"] if "jemalloc" in bench else ())
+            for bench, _ in ALLOCATORS}
     names = [name for name, _ in VARIANTS]
     runs = [(bench, name) for bench, _ in ALLOCATORS for name in names]
     times = {run: [] for run in runs}

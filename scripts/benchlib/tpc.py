@@ -162,7 +162,7 @@ def run(ctx):
     ctx.tool("ensure_apt", "taskset", "util-linux")
     ctx.tool("ensure_apt", "wrk", "wrk")
     ctx.tool("ensure_crate_bin", "oha", "oha", OHA_VERSION)
-    exe = ctx.cargo_executable(["build", "--release", "-p", "tpc-bench", "--bin", "tpc-server"], "tpc-server")
+    exe = ctx.server_executable()
     seconds = 1 if ctx.smoke else SECONDS
     soak_seconds = 4 if ctx.smoke else SOAK_SECONDS
     works = WORKS[:2] if ctx.smoke else WORKS
