@@ -17,7 +17,7 @@ number may be digits or a word ("fourteen"). Kinds:
     errors PATH [CODE]     compiler errors in a snapshot (lines starting `error[` or
                            `error:`, not the "aborting due to" total), or only code CODE
     wrong NN [KIND]        files in solutions/NN-*/wrong/, or only those whose header says
-                           `expect-KIND` (fail, error, lesson, miri)
+                           `expect-KIND` (fail, error, lesson, miri); NN may be `all`
     alt NN                 files in solutions/NN-*/alt/
     hints NN               hints in labs/NN-*/hints.md
     variants DATA.json     entries of the benchmark data's "variants" (or "rows")
@@ -47,7 +47,9 @@ NUMBER = r"(\d[\d,]*|" + "|".join(WORDS) + r")"
 MARKER = re.compile(r"<!--\s*count:\s*(.*?)\s*-->")
 # A plural count of what the repository tests or generates; a few words may sit between
 # the number and the noun ("9 more tests", "three timing tests").
-CLAIM = re.compile(r"\b" + NUMBER + r"((?:\s+[\w`'-]+){0,2}?)\s+(tests|errors|wrong answers|variants)\b",
+FILLER = r"(?!(?:the|a|an|of|in|on|to|and|or|its|their|these|those|that|which|is|are|was|were|" \
+         r"has|have|pass|passes|fail|fails|all|every|but)\b)[\w`'-]+"
+CLAIM = re.compile(r"\b" + NUMBER + r"((?:\s+" + FILLER + r"){0,2}?)\s+(tests|errors|wrong answers|variants)\b",
                    re.IGNORECASE)
 TEST_FN = re.compile(r"#\[(?:tokio::)?test\b[^\]]*\]\s*(?:#\[[^\]]*\]\s*)*(?:async\s+)?fn\s+(\w+)")
 
@@ -95,7 +97,10 @@ def compute(spec):
             errors = [l for l in errors if l.startswith(f"error[{args[1]}]")]
         return len(errors)
     if kind in ("wrong", "alt"):
-        found = sorted((lab_dir("solutions", args[0]) / kind).glob("*.rs"))
+        if args[0] == "all":
+            found = sorted(ROOT.glob(f"solutions/[0-9][0-9]-*/{kind}/*.rs"))
+        else:
+            found = sorted((lab_dir("solutions", args[0]) / kind).glob("*.rs"))
         if len(args) > 1:
             found = [f for f in found if f"//! expect-{args[1]}" in f.read_text()]
         return len(found)
