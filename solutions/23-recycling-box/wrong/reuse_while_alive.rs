@@ -43,6 +43,7 @@ impl Drop for Recycler {
 }
 // ANCHOR_END: given_recycler
 
+// ANCHOR: recycle
 impl Recycler {
     pub fn recycle<'a, F: Future + 'a>(&'a self, future: F) -> RecycledFuture<'a, F::Output> {
         let layout = Layout::new::<F>();
@@ -83,3 +84,4 @@ impl Recycler {
         }
     }
 }
+// ANCHOR_END: recycle
