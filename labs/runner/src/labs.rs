@@ -138,6 +138,9 @@ pub struct Lab {
     /// `miri = true`: done only once the tests pass under Miri too (the lab's code is
     /// `unsafe`, and the tests cannot see everything it can get wrong).
     pub miri: Option<crate::outcome::Miri>,
+    /// `fixed-api = true`: the public items, trait impls and derives of the starter are
+    /// all the learner's code may have (an `unsafe` lab's safe API must stay sound).
+    pub fixed_api: bool,
 }
 
 /// A test binary still running after this long is stopped (it hangs), unless the lab's
@@ -313,7 +316,9 @@ fn read_lab(
         })?),
         _ => None,
     };
+    let fixed_api = meta.get("fixed-api").and_then(|m| m.as_bool()) == Some(true);
     Ok(Lab {
+        fixed_api,
         miri,
         forbid,
         allowed,

@@ -65,6 +65,7 @@ pub enum Forbid {
     Atomics,
     HeldBorrow,
     SystemAlloc,
+    Channels,
     /// Not in the `forbid` vocabulary: a crate in the lab's `[dependencies]` that the
     /// solution does without. Every lab is checked for it.
     NewDependency,
@@ -78,10 +79,13 @@ pub enum Forbid {
     /// rely on it behaving as given. Checked in every lab whose starter has such regions;
     /// a wrong answer may expect it as `given code`.
     GivenCode,
+    /// Public API the starter does not have (`fixed-api = true`): a method, a trait impl, a
+    /// derive. In an `unsafe` lab, safe code can reach whatever is public.
+    NewApi,
 }
 
 impl Forbid {
-    pub const ALL: [Forbid; 14] = [
+    pub const ALL: [Forbid; 15] = [
         Forbid::Arc,
         Forbid::Mutex,
         Forbid::TokioSpawn,
@@ -96,6 +100,7 @@ impl Forbid {
         Forbid::Atomics,
         Forbid::HeldBorrow,
         Forbid::SystemAlloc,
+        Forbid::Channels,
     ];
 
     /// What every lab forbids unless its `[package.metadata.lab.allow]` says why not.
@@ -126,17 +131,19 @@ impl Forbid {
             Forbid::Atomics => "atomics",
             Forbid::HeldBorrow => "RefCell across .await",
             Forbid::SystemAlloc => "alloc::System",
+            Forbid::Channels => "channels",
             Forbid::NewDependency => "a new dependency",
             Forbid::ClippyCfg => "cfg(clippy)",
             Forbid::MiriCfg => "cfg(miri)",
             Forbid::GivenCode => "given code",
+            Forbid::NewApi => "new API",
         }
     }
 
     pub fn parse(name: &str) -> Result<Forbid, String> {
         Forbid::ALL
             .into_iter()
-            .chain([Forbid::GivenCode])
+            .chain([Forbid::GivenCode, Forbid::MiriCfg, Forbid::NewApi])
             .find(|f| f.name() == name)
             .ok_or_else(|| {
                 let known: Vec<String> = Forbid::ALL
@@ -158,6 +165,7 @@ impl Forbid {
             Forbid::HeldBorrow => "still holds a",
             Forbid::StaticItem => "still declares",
             Forbid::GivenCode => "changes the",
+            Forbid::NewApi => "adds",
             Forbid::NewDependency => "adds",
             _ => "still uses",
         }
@@ -211,11 +219,17 @@ impl Forbid {
             Forbid::ClippyCfg => {
                 "code that clippy compiles differently from the compiler hides what the lab checks: remove the cfg."
             }
+            Forbid::NewApi => {
+                "this lab's public API is fixed: every public item, trait impl and derive is something safe code can call, so it must be sound with any use, and the tests only see the API they were given. Keep helpers private."
+            }
             Forbid::GivenCode => {
                 "this code is given: the tests rely on it behaving as written, so changing it changes what they measure. Put it back (cargo labs reset NN keeps your files in a backup); your work is elsewhere (see the README)."
             }
             Forbid::MiriCfg => {
                 "code that runs one way under Miri and another way in the real tests hides from Miri what it is there to check: remove the cfg."
+            }
+            Forbid::Channels => {
+                "a channel between parts of one function on one thread is a queue (or, with room for one, a lock) under another name: state with one owner needs neither; on one thread a RefCell or a local Vec does the job."
             }
             Forbid::SystemAlloc => {
                 "memory from std::alloc::System goes around the allocator the tests count with: allocate through std::alloc (alloc, dealloc), which the tests see."
@@ -266,6 +280,32 @@ impl Forbid {
                 ],
             ),
             Forbid::SystemAlloc => (&["std::alloc::System"], &[]),
+            Forbid::Channels => (
+                &[
+                    "std::sync::mpsc::Sender",
+                    "std::sync::mpsc::SyncSender",
+                    "std::sync::mpsc::Receiver",
+                    "tokio::sync::mpsc::Sender",
+                    "tokio::sync::mpsc::UnboundedSender",
+                    "tokio::sync::mpsc::Receiver",
+                    "tokio::sync::mpsc::UnboundedReceiver",
+                    "tokio::sync::broadcast::Sender",
+                    "tokio::sync::broadcast::Receiver",
+                    "futures::channel::mpsc::Sender",
+                    "futures::channel::mpsc::UnboundedSender",
+                    "futures::channel::mpsc::Receiver",
+                    "futures::channel::mpsc::UnboundedReceiver",
+                ],
+                &[
+                    "std::sync::mpsc::channel",
+                    "std::sync::mpsc::sync_channel",
+                    "tokio::sync::mpsc::channel",
+                    "tokio::sync::mpsc::unbounded_channel",
+                    "tokio::sync::broadcast::channel",
+                    "futures::channel::mpsc::channel",
+                    "futures::channel::mpsc::unbounded",
+                ],
+            ),
             Forbid::Atomics => (
                 &[
                     "std::sync::atomic::AtomicBool",
@@ -292,7 +332,8 @@ impl Forbid {
             | Forbid::NewDependency
             | Forbid::ClippyCfg
             | Forbid::MiriCfg
-            | Forbid::GivenCode => (&[], &[]),
+            | Forbid::GivenCode
+            | Forbid::NewApi => (&[], &[]),
         }
     }
 
@@ -386,6 +427,7 @@ impl Breach {
     pub fn short(&self) -> String {
         let what = match self.item {
             Forbid::GivenCode => format!("given code `{}`", self.found),
+            Forbid::NewApi => format!("public API the starter does not have: `{}`", self.found),
             Forbid::Send if self.code.contains("async_trait") && !self.code.contains("Send") => {
                 "Send bound (#[async_trait] without (?Send) makes every future Send)".to_owned()
             }
@@ -512,6 +554,142 @@ pub fn given_changed(
         });
     }
     out
+}
+
+/// A crate's public surface, as a scan of its source can see it: `pub fn trim`, `pub struct
+/// X`, `impl Clone for Recycler`, `derive(Default) for Recycler`, each with its file and line.
+fn api_items(files: &BTreeMap<String, String>) -> BTreeMap<String, (String, usize)> {
+    let mut found = BTreeMap::new();
+    for (file, text) in files {
+        let toks = tokens(text);
+        let ident = |k: usize| match toks.get(k).map(|t| &t.2) {
+            Some(Tok::Ident(w)) => Some(w.as_str()),
+            _ => None,
+        };
+        let punct =
+            |k: usize, c: char| matches!(toks.get(k).map(|t| &t.2), Some(Tok::Punct(p)) if *p == c);
+        for k in 0..toks.len() {
+            let line = toks[k].0;
+            let place = (format!("src/{file}"), line);
+            // pub [(crate)] KIND NAME
+            if ident(k) == Some("pub") {
+                let mut j = k + 1;
+                if punct(j, '(') {
+                    while j < toks.len() && !punct(j, ')') {
+                        j += 1;
+                    }
+                    j += 1;
+                }
+                while matches!(ident(j), Some("unsafe" | "async" | "const" | "extern")) {
+                    j += 1;
+                }
+                if let (Some(kind), Some(name)) = (ident(j), ident(j + 1))
+                    && matches!(
+                        kind,
+                        "fn" | "struct" | "enum" | "trait" | "type" | "mod" | "static" | "union"
+                    )
+                {
+                    found
+                        .entry(format!("pub {kind} {name}"))
+                        .or_insert(place.clone());
+                }
+            }
+            // impl[<…>] TRAIT for TYPE
+            if ident(k) == Some("impl") {
+                let mut j = k + 1;
+                if punct(j, '<') {
+                    let mut depth = 0;
+                    while j < toks.len() {
+                        if punct(j, '<') {
+                            depth += 1;
+                        } else if punct(j, '>') {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        j += 1;
+                    }
+                    j += 1;
+                }
+                let mut trait_name = None;
+                let mut m = j;
+                while m < toks.len() && !punct(m, '{') && !punct(m, ';') {
+                    if ident(m) == Some("for") {
+                        let ty = (m + 1..toks.len()).find_map(|t| ident(t).filter(|w| *w != "dyn"));
+                        if let (Some(tr), Some(ty)) = (trait_name, ty) {
+                            found
+                                .entry(format!("impl {tr} for {ty}"))
+                                .or_insert(place.clone());
+                        }
+                        break;
+                    }
+                    if let Some(w) = ident(m) {
+                        trait_name = Some(w);
+                    }
+                    if punct(m, '<') {
+                        // The trait's own generics: `Deref<Target = X>` names the trait, not X.
+                        let mut depth = 0;
+                        while m < toks.len() {
+                            if punct(m, '<') {
+                                depth += 1;
+                            } else if punct(m, '>') {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            m += 1;
+                        }
+                    }
+                    m += 1;
+                }
+            }
+            // #[derive(A, B)] … struct|enum NAME
+            if ident(k) == Some("derive") && punct(k + 1, '(') {
+                let mut j = k + 2;
+                let mut derived = Vec::new();
+                while j < toks.len() && !punct(j, ')') {
+                    if let Some(w) = ident(j) {
+                        derived.push(w);
+                    }
+                    j += 1;
+                }
+                let target = (j..toks.len().min(j + 40))
+                    .find(|&t| matches!(ident(t), Some("struct" | "enum" | "union")))
+                    .and_then(|t| ident(t + 1));
+                if let Some(target) = target {
+                    for d in derived {
+                        found
+                            .entry(format!("derive({d}) for {target}"))
+                            .or_insert(place.clone());
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The public items, trait impls and derives of `current` that `reference` (the starter)
+/// does not have.
+pub fn new_api(
+    reference: &BTreeMap<String, String>,
+    current: &BTreeMap<String, String>,
+) -> Vec<Breach> {
+    let had = api_items(reference);
+    api_items(current)
+        .into_iter()
+        .filter(|(item, _)| !had.contains_key(item))
+        .map(|(item, (file, line))| Breach {
+            item: Forbid::NewApi,
+            file,
+            line,
+            column: 1,
+            found: item,
+            code: String::new(),
+        })
+        .collect()
 }
 
 /// The crates `manifest`'s `[dependencies]` names beyond `allowed`, as breaches of
@@ -1273,6 +1451,35 @@ fn g<'a>(x: &'a str) {}
         assert_ne!(code_only("\"a b\""), code_only("\"ab\""));
         assert_ne!(code_only("[1, 2, 3]"), code_only("[1, 2, 4]"));
         assert_ne!(code_only("pub fn"), code_only("pubfn"));
+    }
+
+    #[test]
+    fn new_public_api_is_found() {
+        let starter = BTreeMap::from([(
+            "lib.rs".to_owned(),
+            "#[derive(Default)]\npub struct Recycler { x: u8 }\nimpl Recycler {\n    pub fn new() -> Self { todo!() }\n}\n\
+             impl Drop for Recycler { fn drop(&mut self) {} }\n"
+                .to_owned(),
+        )]);
+        let learner = BTreeMap::from([(
+            "lib.rs".to_owned(),
+            "#[derive(Default, Clone)]\npub struct Recycler { x: u8 }\nimpl Recycler {\n    pub fn new() -> Self { todo!() }\n    pub fn trim(&self) {}\n    fn helper(&self) {}\n}\n\
+             impl Drop for Recycler { fn drop(&mut self) {} }\nunsafe impl<T> Sync for Recycler {}\n"
+                .to_owned(),
+        )]);
+        let found: Vec<String> = new_api(&starter, &learner)
+            .into_iter()
+            .map(|b| format!("{}:{}", b.found, b.line))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "derive(Clone) for Recycler:1",
+                "impl Sync for Recycler:9",
+                "pub fn trim:5"
+            ]
+        );
+        assert!(new_api(&starter, &starter).is_empty());
     }
 
     #[test]

@@ -209,6 +209,7 @@ pub fn evaluate(paths: &Paths, options: &Options, lab: &Lab) -> Result<Evaluatio
         time_limit: lab.time_limit(options.time_limit),
         miri: lab.miri.as_ref(),
         given: starter.as_ref(),
+        fixed_api: lab.fixed_api,
     }
     .evaluate()
 }

@@ -208,6 +208,9 @@ pub struct Crate<'a> {
     /// The starter's `src/` files: the code it gives (`// ANCHOR: given…`) must be unchanged
     /// (`None`: not checked, e.g. no starter to compare with).
     pub given: Option<&'a std::collections::BTreeMap<String, String>>,
+    /// The starter's public API is all the crate may have (`fixed-api = true`), checked
+    /// against `given`.
+    pub fixed_api: bool,
 }
 
 /// How to run a lab's tests under Miri: `miri-toolchain` and `miri-flags` in labs/Cargo.toml's
@@ -560,7 +563,10 @@ impl Crate<'_> {
         }
         if let Some(reference) = self.given {
             let now = crate::reset::sources(&self.crate_dir.join("src"))?;
-            let breaches = crate::lesson::given_changed(reference, &now);
+            let mut breaches = crate::lesson::given_changed(reference, &now);
+            if self.fixed_api {
+                breaches.extend(crate::lesson::new_api(reference, &now));
+            }
             if !breaches.is_empty() {
                 return Ok(Outcome::BreaksLesson { total, breaches });
             }

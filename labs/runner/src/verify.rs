@@ -219,6 +219,7 @@ fn run_job(
                 time_limit: lab.time_limit(options.time_limit),
                 miri: lab.miri.as_ref(),
                 given: None,
+                fixed_api: false,
             }
             .evaluate()?
             .outcome;
@@ -257,6 +258,7 @@ fn run_job(
                 time_limit: lab.time_limit(options.time_limit),
                 miri: lab.miri.as_ref(),
                 given: Some(&crate::reset::sources(&lab.dir.join("src"))?),
+                fixed_api: lab.fixed_api,
             }
             .evaluate()?
             .outcome;
@@ -652,9 +654,12 @@ fn check_variant(
     let name = &*file.file_stem().unwrap_or_default().to_string_lossy();
     let wrong = parse_wrong(&fs::read_to_string(file).map_err(|e| e.to_string())?)?;
     if let Expect::Lesson(items) = &wrong.expect
-        && let Some(item) = items
-            .iter()
-            .find(|i| !lab.forbid.contains(i) && **i != Forbid::GivenCode)
+        && let Some(item) = items.iter().find(|i| {
+            !lab.forbid.contains(i)
+                && **i != Forbid::GivenCode
+                && !(**i == Forbid::MiriCfg && lab.miri.is_some())
+                && !(**i == Forbid::NewApi && lab.fixed_api)
+        })
     {
         return Err(format!(
             "expect-lesson: {item}, but the lab's Cargo.toml does not forbid it"
@@ -717,6 +722,7 @@ fn check_variant(
         time_limit: lab.time_limit(options.time_limit),
         miri: lab.miri.as_ref(),
         given: Some(&crate::reset::sources(&lab.dir.join("src"))?),
+        fixed_api: lab.fixed_api,
     }
     .evaluate()?
     .outcome;
