@@ -1,8 +1,8 @@
 //! Right too: the same loop written another way. `biased;` collects finished tasks before
-//! taking a new request; a guard (`if !tasks.is_empty()`) rather than a `Some(..)` pattern
-//! keeps the `join_next` branch off while the set is empty; a task's panic is passed on
-//! with `.expect(…)`, whose message carries the task's own; and the rest are joined one by
-//! one with `join_next`, not `join_all`.
+//! taking a new request (biased the other way, a flood of requests would starve them); a
+//! guard (`if !tasks.is_empty()`) rather than a `Some(..)` pattern keeps the `join_next`
+//! branch off while the set is empty; and the rest are joined one by one with
+//! `join_next`, not `join_all`, each panic passed on as it was.
 //! expect-pass
 //! replaces: serve
 
@@ -16,8 +16,8 @@ where
         tokio::select! {
             biased;
             done = tasks.join_next(), if !tasks.is_empty() => {
-                if let Some(done) = done {
-                    done.expect("a request panicked");
+                if let Some(Err(error)) = done {
+                    std::panic::resume_unwind(error.into_panic());
                 }
             }
             request = requests.recv() => match request {
@@ -34,6 +34,8 @@ where
         }
     }
     while let Some(done) = tasks.join_next().await {
-        done.expect("a request panicked");
+        if let Err(error) = done {
+            std::panic::resume_unwind(error.into_panic());
+        }
     }
 }

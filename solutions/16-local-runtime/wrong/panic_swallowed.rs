@@ -4,7 +4,7 @@
 //! starter's `.expect("a request panicked")` passed the panic on; so does `join_all`,
 //! and so must a `join_next` loop (`std::panic::resume_unwind(error.into_panic())`).
 //! Run only once the channel has closed, that loop also lets the finished tasks pile up.
-//! expect-fail: a_panic_in_a_request_reaches_whoever_awaits_serve, a_panic_while_serving_comes_out_of_serve_at_once, finished_tasks_do_not_pile_up
+//! expect-fail: a_panic_comes_out_at_once_even_under_a_flood_of_requests, a_panic_in_a_request_reaches_whoever_awaits_serve, a_panic_while_serving_comes_out_of_serve_at_once, memory_stays_flat_however_many_requests_are_served
 //! replaces: serve
 
 pub async fn serve<B>(backend: B, cache: Rc<RefCell<Cache>>, mut requests: mpsc::Receiver<Request>)

@@ -4,7 +4,7 @@
 //! test clock, time stops moving. The tests poll `serve` under a budget of a few polls
 //! per request, which it blows as soon as it has to wait for a request (two tests close
 //! the channel before `serve` ever waits, and do not see it).
-//! expect-fail: a_panic_in_a_request_reaches_whoever_awaits_serve, a_hit_never_waits_for_loads_in_flight, a_load_whose_client_left_still_counts_and_is_cached, a_miss_loads_then_a_hit_comes_from_the_cache, a_panic_while_serving_comes_out_of_serve_at_once, a_stopped_load_was_a_miss_and_caches_nothing, an_answer_does_not_wait_for_later_requests, dropping_serve_stops_its_requests, every_request_is_a_task_of_its_own, finished_tasks_do_not_pile_up, no_borrow_of_the_cache_is_held_across_an_await, serve_lets_go_of_the_backend_and_the_cache
+//! expect-fail: a_hit_never_waits_for_loads_in_flight, a_load_whose_client_left_still_counts_and_is_cached, a_miss_loads_then_a_hit_comes_from_the_cache, a_panic_comes_out_at_once_even_under_a_flood_of_requests, a_panic_in_a_request_reaches_whoever_awaits_serve, a_panic_while_serving_comes_out_of_serve_at_once, a_stopped_load_was_a_miss_and_caches_nothing, an_answer_does_not_wait_for_later_requests, an_idle_serve_waits_quietly_for_the_next_request, dropping_serve_stops_its_requests, every_request_is_a_task_of_its_own, memory_stays_flat_however_many_requests_are_served, no_borrow_of_the_cache_is_held_across_an_await, serve_lets_go_of_the_backend_and_the_cache
 //! replaces: serve
 
 pub async fn serve<B>(backend: B, cache: Rc<RefCell<Cache>>, mut requests: mpsc::Receiver<Request>)
