@@ -672,15 +672,29 @@ fn api_items(files: &BTreeMap<String, String>) -> BTreeMap<String, (String, usiz
 }
 
 /// The public items, trait impls and derives of `current` that `reference` (the starter)
-/// does not have.
+/// does not have. An impl or a derive counts only on a public type: a private helper's
+/// `Drop` is nobody else's business.
 pub fn new_api(
     reference: &BTreeMap<String, String>,
     current: &BTreeMap<String, String>,
 ) -> Vec<Breach> {
     let had = api_items(reference);
-    api_items(current)
-        .into_iter()
-        .filter(|(item, _)| !had.contains_key(item))
+    let now = api_items(current);
+    let public: Vec<String> = now
+        .keys()
+        .filter_map(|k| k.strip_prefix("pub "))
+        .filter_map(|k| k.split_whitespace().nth(1))
+        .map(str::to_owned)
+        .collect();
+    let on_public = |item: &str| {
+        item.starts_with("pub ")
+            || item
+                .rsplit(' ')
+                .next()
+                .is_some_and(|ty| public.iter().any(|p| p == ty))
+    };
+    now.into_iter()
+        .filter(|(item, _)| !had.contains_key(item) && on_public(item))
         .map(|(item, (file, line))| Breach {
             item: Forbid::NewApi,
             file,
@@ -1464,7 +1478,8 @@ fn g<'a>(x: &'a str) {}
         let learner = BTreeMap::from([(
             "lib.rs".to_owned(),
             "#[derive(Default, Clone)]\npub struct Recycler { x: u8 }\nimpl Recycler {\n    pub fn new() -> Self { todo!() }\n    pub fn trim(&self) {}\n    fn helper(&self) {}\n}\n\
-             impl Drop for Recycler { fn drop(&mut self) {} }\nunsafe impl<T> Sync for Recycler {}\n"
+             impl Drop for Recycler { fn drop(&mut self) {} }\nunsafe impl<T> Sync for Recycler {}\n\
+             struct Release;\nimpl Drop for Release { fn drop(&mut self) {} }\n"
                 .to_owned(),
         )]);
         let found: Vec<String> = new_api(&starter, &learner)
