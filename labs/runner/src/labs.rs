@@ -141,6 +141,9 @@ pub struct Lab {
     /// `fixed-api = true`: the public items, trait impls and derives of the starter are
     /// all the learner's code may have (an `unsafe` lab's safe API must stay sound).
     pub fixed_api: bool,
+    /// `hang-hint`: what usually makes this lab's tests hang, printed when a test binary is
+    /// stopped at its time limit (the test's own watchdog message may not have come yet).
+    pub hang_hint: Option<String>,
 }
 
 /// A test binary still running after this long is stopped (it hangs), unless the lab's
@@ -317,7 +320,12 @@ fn read_lab(
         _ => None,
     };
     let fixed_api = meta.get("fixed-api").and_then(|m| m.as_bool()) == Some(true);
+    let hang_hint = meta
+        .get("hang-hint")
+        .and_then(|h| h.as_str())
+        .map(str::to_owned);
     Ok(Lab {
+        hang_hint,
         fixed_api,
         miri,
         forbid,

@@ -327,8 +327,8 @@ pub fn print_miri(outcome: &Outcome) {
     }
 }
 
-/// Why a test run was stopped, and what usually causes it.
-pub fn print_hang(outcome: &Outcome) {
+/// Why a test run was stopped, and what usually causes it (in this lab, if it says).
+pub fn print_hang(lab: &Lab, outcome: &Outcome) {
     let Outcome::Hung {
         limit,
         binary,
@@ -347,9 +347,14 @@ pub fn print_hang(outcome: &Outcome) {
                  tokio's paused clock never moves and no `timeout` in the test can fire.";
     let limit_note =
         "The limit: --time-limit SECS, LABS_TIME_LIMIT, or time-limit in the lab's Cargo.toml.";
+    let in_this_lab = lab
+        .hang_hint
+        .as_ref()
+        .map(|h| format!(" In this lab: {h}"))
+        .unwrap_or_default();
     if style::plain() {
         println!(
-            "Stopped: {binary} was still running after {} s{which}. {cause} {limit_note}",
+            "Stopped: {binary} was still running after {} s{which}. {cause}{in_this_lab} {limit_note}",
             limit.as_secs()
         );
         return;
@@ -359,7 +364,7 @@ pub fn print_hang(outcome: &Outcome) {
         style::red("Stopped:"),
         limit.as_secs()
     );
-    println!("{cause}");
+    println!("{cause}{in_this_lab}");
     println!("{}", style::dim(&format!("({limit_note})")));
 }
 
@@ -373,7 +378,7 @@ pub fn print_lab(paths: &Paths, lab: &Lab, evaluation: &Evaluation) {
         println!("\n{}", status_line(lab, outcome));
     }
     print_breaches(outcome);
-    print_hang(outcome);
+    print_hang(lab, outcome);
     print_miri(outcome);
     explain::print(paths, lab, evaluation);
 }

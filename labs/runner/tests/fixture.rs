@@ -147,6 +147,10 @@ fn a_hanging_lab_is_stopped_at_its_time_limit() {
         "{text}"
     );
     assert!(text.contains("tokio's paused clock"), "{text}");
+    assert!(
+        text.contains("In this lab: never_finishes loops on purpose."),
+        "{text}"
+    );
     // The flag overrides the lab's own limit.
     let (_, text) = labs(&["check", "04", "--time-limit", "1"]);
     assert!(text.contains("stopped after 1 s"), "{text}");
