@@ -5,8 +5,8 @@
 //! Your part is `Policy::pick`, right below. Everything in `mod simulator`, after it, is
 //! given: read `simulate` to see when `pick` is called, and `RunQueue` for what `pick` can
 //! do with a queue. Leave the simulator as it is: the tests pin its exact results, and
-//! `cargo labs check` compares the given code (the regions marked `// ANCHOR: given…`)
-//! with the starter's. Keep any helper of yours private: the public API is fixed.
+//! `cargo labs check` compares the given code (the anchored regions named given…) with
+//! the starter's. Keep any helper of yours private: the public API is fixed.
 
 // ANCHOR: given_exports
 pub use simulator::{

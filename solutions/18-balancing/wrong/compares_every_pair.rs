@@ -1,8 +1,8 @@
 //! Wrong: the right step, found the slow way: every front is collected, then compared with
 //! every other until one is found that no other beats. One look per queue, so the budget
 //! of looks cannot see it; but the comparisons grow with the square of the cores. On a
-//! machine of 200,000 cores with the fronts in falling order, one steal takes minutes
-//! instead of milliseconds, and the test's watchdog stops it after 2 seconds.
+//! machine of 100,000 cores with the fronts in falling order, one steal takes minutes
+//! instead of milliseconds, and the test's watchdog stops it after 5 seconds.
 //! expect-fail: one_pass_over_the_queues_on_a_huge_machine
 //! replaces: solution
 impl Policy {
