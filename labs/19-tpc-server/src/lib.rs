@@ -2,15 +2,17 @@
 //!
 //! This server works, the way many first versions do: one thread per worker, each with
 //! a tokio `LocalRuntime`, and one acceptor dealing connections round-robin. It is also
-//! wrong in five ways, and the tests find them all: its `'static` bounds refuse the
+//! wrong in six ways, and the tests find them all: its `'static` bounds refuse the
 //! tests' handlers, which borrow from the test; it moves each `TcpStream` to its worker
 //! still registered with the acceptor's reactor; its connections are detached
 //! `spawn_local` tasks that shutdown kills in the middle of a request; it shares the
-//! workers' counters behind an `Arc<Mutex<_>>`; it has no connection limit.
+//! workers' counters behind an `Arc<Mutex<_>>`; it has no connection limit; and it tries
+//! a failed accept again at once, in silence, spinning while the process is out of file
+//! descriptors.
 //!
-//! Four things it already does right; keep them: the hand-off channels are unbounded, a
-//! failed accept does not stop the acceptor, a worker's panic reaches `run`'s caller, and
-//! the worker runs outside tokio's cooperative budget.
+//! Three things it already does right; keep them: the hand-off channels are unbounded, a
+//! failed accept does not stop the acceptor, and a worker's panic reaches `run`'s caller.
+//! And keep the worker outside tokio's cooperative budget, as it is.
 //!
 //! Change `run`, `accept`, `worker` (and the hand-off between them). Everything after
 //! the line "Given" is hyper plumbing you can use as it is. Task: README.md next to
@@ -188,6 +190,7 @@ impl Server {
         self.listener.socket.local_addr()
     }
 
+    // ANCHOR: given_fail_accepts
     /// For tests: the acceptor's next `n` accepts fail the way accept(2) fails when the
     /// process is out of file descriptors. The connection stays queued meanwhile, and
     /// the first accept after them returns it (see `Listener::accept`).
@@ -195,6 +198,7 @@ impl Server {
         self.listener.failures = n;
         self
     }
+    // ANCHOR_END: given_fail_accepts
 }
 // ANCHOR_END: api
 
@@ -261,7 +265,8 @@ fn accept(
                         let _ = hands[next].send(stream);
                         next = (next + 1) % hands.len();
                     }
-                    // Out of file descriptors, say: not the end of the server.
+                    // Out of file descriptors, say: not the end of the server (but
+                    // tried again at once, and in silence).
                     Err(_) => continue,
                 },
             }
@@ -306,6 +311,7 @@ fn worker<H: Handler + 'static>(
 // Given: hyper plumbing. You should not need to change anything below this line.
 
 // ANCHOR: connection
+// ANCHOR: given_connection
 /// hyper's HTTP/1 settings, shared by a worker's connections. No timer: hyper's own
 /// `header_read_timeout` (which needs one) creates a new boxed timer for every request;
 /// `connection` keeps one timer per connection instead.
@@ -385,9 +391,11 @@ impl Handler for Busy {
         busy
     }
 }
+// ANCHOR_END: given_connection
 // ANCHOR_END: connection
 
 // ANCHOR: listener
+// ANCHOR: given_listener
 /// The listening socket between `Server::bind` and the acceptor: bound, and not yet
 /// registered with any runtime.
 struct Listening {
@@ -435,9 +443,11 @@ impl Listener {
         Ok(stream)
     }
 }
+// ANCHOR_END: given_listener
 // ANCHOR_END: listener
 
 // ANCHOR: stop
+// ANCHOR: given_stop
 /// A stop signal for one worker's connections: `stop()` once, and every `wait()`
 /// completes. It never leaves the worker's thread, so it needs no lock and no atomic
 /// (tokio's `Notify` would work too, but it takes a lock each time it is polled).
@@ -521,9 +531,11 @@ impl Drop for Stopped<'_> {
         }
     }
 }
+// ANCHOR_END: given_stop
 // ANCHOR_END: stop
 
 // ANCHOR: write_timeout
+// ANCHOR: given_write_timeout
 /// A stream whose writes fail after `limit` without progress. hyper has no write
 /// timeout: a client that never reads its response would hold its connection, and a
 /// graceful shutdown, forever. The timer exists only once a write has had to wait.
@@ -612,4 +624,5 @@ impl AsyncWrite for WriteTimeout {
         self.watch(cx, poll)
     }
 }
+// ANCHOR_END: given_write_timeout
 // ANCHOR_END: write_timeout

@@ -11,7 +11,8 @@ use std::io::{ErrorKind, Read};
 use std::time::{Duration, Instant};
 
 use common::{
-    Client, PANIC, PROMPT, Probe, bind, config, connect, serve, serve_server, try_serve, watched,
+    Client, PANIC, PROMPT, Probe, Task, Unblock, bind, config, connect, serve, serve_server,
+    try_serve, watched,
 };
 use lab_support::OsThread;
 use lab_support::http::is_reset;
@@ -78,7 +79,10 @@ fn handler_state_stays_on_its_worker() {
 }
 
 /// One worker, two requests that wait: the second starts while the first is waiting,
-/// and a third connection is answered meanwhile.
+/// and a third connection is answered meanwhile, 50 times. The worker polls only the
+/// connections that were woken: the two waiting ones are not polled again for the others'
+/// requests (a worker that polls every connection on each wake-up does work in proportion
+/// to its open connections for each event).
 #[test]
 fn a_worker_serves_its_connections_concurrently() {
     watched(|| {
@@ -98,7 +102,21 @@ fn a_worker_serves_its_connections_concurrently() {
                 (0, "/wait"),
                 "the second request must start while the first one waits"
             );
-            assert_eq!(connect(addr).get("/").status, 200);
+            let polls = probe.wait_polls();
+            let mut third = connect(addr);
+            for _ in 0..50 {
+                assert_eq!(third.get("/").status, 200);
+            }
+            let polled = probe.wait_polls() - polls;
+            assert!(
+                polled <= 5,
+                "while two requests waited, 50 requests on another connection of the same \
+                 worker polled the waiting handlers {polled} times, though nothing had woken \
+                 them. The worker polls every connection each time it is woken (a Vec of \
+                 futures polled in a loop), which costs it work for every open connection on \
+                 every event. Serve the connections as jobs of a scope, which polls only the \
+                 ones whose waker fired"
+            );
             probe.release(2);
             assert_eq!(first.read_reply().unwrap().text(), "released");
             assert_eq!(second.read_reply().unwrap().text(), "released");
@@ -364,8 +382,10 @@ fn the_limit_is_per_worker() {
 
 /// A full worker answers every connection over the limit with `Busy`'s 503 (a bare close
 /// tells the client nothing), even after a rejected one has gone, and even while a client
-/// over the limit says nothing at all. The handler answers none of them, so they are not
-/// counted in `requests`.
+/// over the limit says nothing at all. Busy reads the request before it answers: the silent
+/// client has been sent nothing. The handler answers none of them, so they are not counted
+/// in `requests`; and they take no place: once one of the two served connections has
+/// gone, the next connection is served, though the silent one is still there.
 #[test]
 fn a_full_worker_keeps_answering_503() {
     watched(|| {
@@ -379,7 +399,7 @@ fn a_full_worker_keeps_answering_503() {
             for client in &mut open {
                 assert_eq!(client.get("/").status, 200);
             }
-            let _silent = connect(addr); // over the limit, and it never sends a byte
+            let mut silent = connect(addr); // over the limit, and it says nothing yet
             for attempt in 1..=3 {
                 let mut over = connect(addr);
                 over.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
@@ -398,18 +418,68 @@ fn a_full_worker_keeps_answering_503() {
                 );
                 over.wait_closed().expect("closed after 503");
             }
-            for client in &mut open {
+            // The worker took the silent connection before those three. It has sent it
+            // nothing: Busy answers a request, and there has been none yet.
+            silent.stream().set_nonblocking(true).unwrap();
+            let early = silent.stream().read(&mut [0; 512]);
+            silent.stream().set_nonblocking(false).unwrap();
+            match early {
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                Ok(0) => panic!(
+                    "a client over the limit that had not sent its request yet was closed at \
+                     once: it never gets its 503. Serve a connection over the limit with \
+                     `connection(stream, &Busy, …)`, as a job of the scope"
+                ),
+                Ok(n) => panic!(
+                    "a client over the limit that had not sent its request yet was sent {n} \
+                     bytes: a 503 written before the request was read answers nothing, and a \
+                     socket closed with the request unread resets the connection, so a client \
+                     may never see it. Serve a connection over the limit with \
+                     `connection(stream, &Busy, …)`: hyper reads the request, then Busy answers \
+                     503"
+                ),
+                Err(e) => panic!(
+                    "a client over the limit that had not sent its request yet lost its \
+                     connection ({e}): it should wait for Busy's 503 like any other"
+                ),
+            }
+            // One of the two served connections leaves: it says so, and the server closes it.
+            open[0]
+                .send(b"GET / HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n")
+                .unwrap();
+            assert_eq!(open[0].read_reply().unwrap().status, 200);
+            open[0]
+                .wait_closed()
+                .expect("closed after a request that says `connection: close`");
+            let mut next = connect(addr);
+            next.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+            let status = next.read_reply().map(|reply| reply.status);
+            assert!(
+                matches!(status, Ok(200)),
+                "the worker served one connection and its limit is 2, so it should serve the \
+                 next one; it answered {status:?}. The silent client over the limit is still \
+                 connected, but Busy serves it: it takes no place. Does a connection over the \
+                 limit count as open while Busy answers it?"
+            );
+            // The silent client's request comes at last: Busy answers it.
+            silent.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+            let reply = silent.read_reply().unwrap_or_else(|e| {
+                panic!("the client over the limit sent its request late and got no answer ({e})")
+            });
+            assert_eq!(reply.status, 503, "Busy's answer to the late request");
+            silent.wait_closed().expect("closed after 503");
+            for client in [&mut open[1], &mut next] {
                 assert_eq!(client.get("/").status, 200, "open connections are served");
             }
         });
         assert_eq!(
             stats,
             vec![WorkerStats {
-                connections: 6,
-                requests: 4,
+                connections: 7,
+                requests: 6,
                 rejected: 4,
             }],
-            "2 connections served (4 requests), 4 rejected. `requests` counts what the \
+            "3 connections served (6 requests), 4 rejected. `requests` counts what the \
              handler answered: Busy's replies are not requests"
         );
     });
@@ -568,35 +638,115 @@ fn watch_until_closed(client: &mut Client, threads: &[(&str, OsThread)], during:
     }
 }
 
-/// A server that waits sleeps until what it waits for happens: a connection, a timer, a
-/// request's end. Its threads are watched through the OS (Linux's /proc; elsewhere the
-/// test checks nothing) twice: idle, with one silent connection until its header timeout
-/// closes it, and stopping, with an upload in flight until its body timeout answers it.
+/// How long the test watches an idle server, and how many times each of its threads may go
+/// to sleep (and so wake up) meanwhile: none is needed, as nothing happens. A thread that
+/// checks for something every 100 ms or more often wakes at least three times.
+const IDLE: Duration = Duration::from_millis(300);
+const IDLE_WAKE_UPS: u64 = 2;
+
+/// A server is its acceptor and its workers, and while it waits they sleep until what they
+/// wait for happens: a connection, a request, the stop. The test runs in a process of its
+/// own, so that every thread it did not start is the server's, and watches them through
+/// the OS (Linux's /proc; elsewhere it checks nothing): twice idle, one keep-alive
+/// connection open on each worker, and then stopping, an upload in flight until its body
+/// timeout answers it.
 #[test]
 fn a_waiting_server_sleeps() {
-    watched(|| {
-        if OsThread::current().is_none() {
-            eprintln!("skipped: this OS does not say whether a thread sleeps");
-            return;
-        }
+    if OsThread::current().is_none() {
+        eprintln!("skipped: this OS does not say whether a thread sleeps");
+        return;
+    }
+    common::alone("a_waiting_server_sleeps", || {
+        let before = common::tasks();
         let probe = Probe::default();
         let short = Config {
-            header_timeout: Duration::from_millis(200),
             body_timeout: Duration::from_millis(200),
-            ..config(1)
+            ..config(2)
         };
         serve(short, &probe, |addr, stop| {
-            assert_eq!(connect(addr).get("/").status, 200);
+            let mut idle: Vec<Client> = (0..2).map(|_| connect(addr)).collect();
+            for (i, client) in idle.iter_mut().enumerate() {
+                assert_eq!(client.get("/").text(), format!("worker {i}"));
+            }
             let worker = probe.worker_thread(0).expect("worker 0's thread");
-            let acceptor = probe.acceptor_thread().expect("the acceptor's thread");
-            let mut silent = connect(addr);
-            watch_until_closed(
-                &mut silent,
-                &[("worker 0", worker), ("the acceptor", acceptor)],
-                "idle (one connection open, silent, until its header timeout)",
-            );
+            let (runner, acceptor) = (probe.runner_thread(), probe.acceptor_thread());
+            let workers = [Some(worker), probe.worker_thread(1)];
+            let name = |task: &Task| {
+                if task.is(acceptor) {
+                    "the acceptor (the thread that polls `shutdown`)".to_owned()
+                } else if let Some(i) = workers.iter().position(|w| task.is(*w)) {
+                    format!("worker {i}")
+                } else if task.is(runner) {
+                    "the thread that called Server::run".to_owned()
+                } else {
+                    format!("the thread {:?}", task.name())
+                }
+            };
+            // Every thread the test did not start, now.
+            let server = || -> Vec<Task> { common::tasks().difference(&before).cloned().collect() };
+            let census = || {
+                for task in server() {
+                    if task.is(runner) || task.is(acceptor) || workers.iter().any(|w| task.is(*w)) {
+                        continue;
+                    }
+                    let name = task.name();
+                    // tokio names its threads `tokio-rt-worker` (its blocking pool's too).
+                    let what = if name.starts_with("tokio") {
+                        "That is a thread of a tokio multi-thread runtime (or of its blocking \
+                         pool): a runtime shared by the workers, whose thread drives their \
+                         sockets and timers, where each worker's connections belong to the \
+                         runtime of the worker's own thread (a current-thread `LocalRuntime`, \
+                         started on that thread)"
+                    } else {
+                        "A thread of your own, such as one that keeps every worker's stats: a \
+                         worker counts for itself, in plain cells, and returns its stats when \
+                         it ends"
+                    };
+                    panic!(
+                        "Server::run started a thread that is neither the acceptor nor a worker: \
+                         {name:?}. {what}. A thread-per-core server is the acceptor and one \
+                         thread per worker, nothing else."
+                    );
+                }
+            };
+            census();
 
-            let mut upload = connect(addr);
+            let watched = server();
+            let first: Vec<u64> = watched.iter().map(|t| t.sleeps().unwrap_or(0)).collect();
+            let (mut looks, mut asleep) = (0, vec![0; watched.len()]);
+            let start = Instant::now();
+            while start.elapsed() < IDLE {
+                std::thread::sleep(Duration::from_millis(10));
+                looks += 1;
+                for (i, task) in watched.iter().enumerate() {
+                    asleep[i] += usize::from(task.asleep() == Some(true));
+                }
+            }
+            census();
+            for (i, task) in watched.iter().enumerate() {
+                let woken = task.sleeps().unwrap_or(first[i]) - first[i];
+                assert!(
+                    woken <= IDLE_WAKE_UPS,
+                    "{} went to sleep and woke up {woken} times in {IDLE:?} while the server \
+                     was idle (one keep-alive connection on each worker, nothing to do). It \
+                     checks for something in a loop with a short sleep (an inbox with \
+                     try_recv, a stop flag, a channel polled every few milliseconds) instead \
+                     of waiting to be woken: await what you wait for (`inbox.recv()`, the stop \
+                     signal's `wait()`, the scope), so that its waker wakes you when it happens",
+                    name(task)
+                );
+                assert!(
+                    2 * asleep[i] >= looks,
+                    "{} was asleep in only {} of {looks} looks while the server was idle: it \
+                     spins (a loop that polls or yields without waiting), burning a core. \
+                     Await what you wait for, so that the thread sleeps until its waker wakes \
+                     it",
+                    name(task),
+                    asleep[i]
+                );
+            }
+
+            let mut upload = connect(addr); // connection 2: worker 0
             upload
                 .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
                 .unwrap();
@@ -607,6 +757,7 @@ fn a_waiting_server_sleeps() {
                 &[("worker 0", worker)],
                 "stopping (an upload in flight until its body timeout)",
             );
+            census();
         });
     });
 }
@@ -719,13 +870,6 @@ fn a_burst_for_a_busy_worker_is_answered() {
             ..config(2)
         };
         let stats = serve(limited, &probe, |addr, _| {
-            /// Lets the busy worker go on when dropped, even if the test fails.
-            struct Unblock<'p>(&'p Probe);
-            impl Drop for Unblock<'_> {
-                fn drop(&mut self) {
-                    self.0.unblock();
-                }
-            }
             let mut busy = connect(addr); // connection 0: worker 0
             busy.send(b"GET /block HTTP/1.1\r\nhost: t\r\n\r\n")
                 .unwrap();
@@ -795,19 +939,84 @@ fn a_burst_for_a_busy_worker_is_answered() {
     });
 }
 
-/// A handler that panics takes its worker down, and `run` says so: it panics with the
-/// handler's message once the server has stopped (or returns an error that quotes it),
-/// rather than returning that worker's stats as if nothing had happened.
+/// A handler that panics takes its worker down at once: a panic is a bug, the worker's state
+/// may be half-changed, and there is nothing sound to answer with, so its client gets no
+/// answer, and the connections dealt to that worker afterwards are closed. The other worker
+/// serves on, and the acceptor keeps dealing to it. Once the server has stopped, `run`
+/// panics with the handler's message (or returns an error that quotes it), rather than
+/// returning that worker's stats as if nothing had happened.
 #[test]
 fn a_panicking_handler_is_reported() {
     watched(|| {
         let probe = Probe::default();
-        let outcome = try_serve(bind(config(1)), &probe, |addr, _| {
-            let mut client = connect(addr);
+        let outcome = try_serve(bind(config(2)), &probe, |addr, _| {
+            let mut client = connect(addr); // connection 0: worker 0
             client
                 .send(b"GET /panic HTTP/1.1\r\nhost: t\r\n\r\n")
                 .unwrap();
-            let _ = client.wait_closed(); // the worker is gone, and its connections
+            let sent = client.wait_closed().unwrap_or_else(|e| {
+                panic!(
+                    "worker 0's handler panicked, and its connection was still open {PROMPT:?} \
+                     later ({e}): the panic should take the worker down, and its connections \
+                     with it. Does the worker catch the panic (catch_unwind, or a task of its \
+                     own that keeps it)?"
+                )
+            });
+            assert!(
+                sent.is_empty(),
+                "worker 0's handler panicked, and its client got {:?}. A handler's panic takes \
+                 its worker down at once, and its client gets no answer: does the worker catch \
+                 the panic (catch_unwind) and answer 500, serving on with whatever state the \
+                 panic left half-changed? Let the panic end the worker's thread; `run` passes \
+                 it on",
+                String::from_utf8_lossy(&sent)
+            );
+            assert!(
+                probe.handlers_down_to(1),
+                "worker 0's handler panicked, and worker 0 was still running {PROMPT:?} later \
+                 (its handler had not been dropped). The panic should end the worker's thread: \
+                 does the worker catch it (catch_unwind, or a task of its own that keeps it)?"
+            );
+            for i in 1..6 {
+                // Odd connections go to worker 1, even ones to worker 0, which is gone.
+                let dealt = std::panic::catch_unwind(|| {
+                    let mut client = connect(addr);
+                    let _ = client.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n");
+                    client
+                });
+                let Ok(mut client) = dealt else {
+                    panic!(
+                        "connection {i} was refused after worker 0 had died: the acceptor had \
+                         stopped. Did it stop because its hand-off to the dead worker failed \
+                         (`send(…).unwrap()` or `expect`)? A dead worker loses its turns; the \
+                         acceptor goes on, and the other workers serve on"
+                    )
+                };
+                if i % 2 == 1 {
+                    let reply = client.read_reply().unwrap_or_else(|e| {
+                        panic!(
+                            "connection {i}, dealt to worker 1, got no answer after worker 0 \
+                             had died ({e}). Did the acceptor stop because its hand-off to the \
+                             dead worker failed (`send(…).unwrap()` or `expect`)? A dead worker \
+                             loses its turns; the acceptor goes on, and the other workers serve \
+                             on"
+                        )
+                    });
+                    assert_eq!(reply.text(), "worker 1", "connection {i}");
+                } else {
+                    let sent = client.wait_closed().unwrap_or_else(|e| {
+                        panic!(
+                            "connection {i}, dealt to worker 0, which is gone, was not closed ({e})"
+                        )
+                    });
+                    assert!(
+                        sent.is_empty(),
+                        "connection {i}, dealt to worker 0 after its handler had panicked, got \
+                         {:?}: worker 0 should be gone",
+                        String::from_utf8_lossy(&sent)
+                    );
+                }
+            }
         });
         match outcome {
             Err(panic) => {
@@ -831,5 +1040,247 @@ fn a_panicking_handler_is_reported() {
                  that says so), not default stats"
             ),
         }
+    });
+}
+
+/// A worker decides whether it has room for a connection when it takes it from its queue,
+/// from its own count. Worker 0 is blocked (its handler blocks its thread) while a
+/// connection waits in its queue; the one connection it has closes as soon as it is back,
+/// before it takes the next one: so it has room, and serves it.
+#[test]
+fn a_worker_decides_the_limit_when_it_takes_a_connection() {
+    watched(|| {
+        let probe = Probe::default();
+        let limited = Config {
+            max_connections: 1,
+            ..config(2)
+        };
+        let stats = serve(limited, &probe, |addr, _| {
+            let mut blocking = connect(addr); // connection 0: worker 0, closed after its reply
+            blocking
+                .send(b"GET /block HTTP/1.1\r\nhost: t\r\nconnection: close\r\n\r\n")
+                .unwrap();
+            assert_eq!(probe.started(), (0, "/block"));
+            let unblock = Unblock(&probe);
+            let mut full = connect(addr); // connection 1: worker 1, which is full now
+            assert_eq!(full.get("/").text(), "worker 1");
+            let mut queued = connect(addr); // connection 2: in worker 0's queue
+            queued.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+            let mut over = connect(addr); // connection 3: worker 1, over its limit
+            over.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+            let reply = over.read_reply().unwrap_or_else(|e| {
+                panic!("worker 1 is full: connection 3 should get a 503 ({e})")
+            });
+            assert_eq!(reply.status, 503, "worker 1 is full");
+            // The acceptor has dealt connection 2 to worker 0, which is still blocked.
+            drop(unblock);
+            assert_eq!(blocking.read_reply().unwrap().text(), "unblocked");
+            blocking
+                .wait_closed()
+                .expect("closed after a request that says `connection: close`");
+            let reply = queued.read_reply().unwrap_or_else(|e| {
+                panic!(
+                    "connection 2, in worker 0's queue, got no answer once worker 0 was back ({e})"
+                )
+            });
+            assert_eq!(
+                reply.status, 200,
+                "connection 2 waited in worker 0's queue while worker 0 was blocked. When worker \
+                 0 took it, its one connection had closed, so it had room and should have \
+                 served it. Is the limit decided somewhere else than in the worker (by the \
+                 acceptor, say, from what it knew when it dealt the connection)? Each worker \
+                 counts its own open connections, and decides when it takes one"
+            );
+        });
+        assert_eq!(
+            stats,
+            vec![
+                WorkerStats {
+                    connections: 2,
+                    requests: 2,
+                    rejected: 0,
+                },
+                WorkerStats {
+                    connections: 2,
+                    requests: 1,
+                    rejected: 1,
+                },
+            ],
+            "what each worker counted"
+        );
+    });
+}
+
+/// A request whose head is only half there when the server stops is read to its end and
+/// answered (shutdown finishes what is in flight), and counted: `run` returns the stats of a
+/// worker once all of its connections are done, not when it stops taking new ones.
+#[test]
+fn a_request_finished_during_shutdown_is_counted() {
+    watched(|| {
+        let probe = Probe::default();
+        let stats = serve(config(1), &probe, |addr, stop| {
+            let mut late = connect(addr);
+            late.send(b"GET / HTTP/1.1\r\n").unwrap();
+            let mut idle = connect(addr);
+            // Answered after the worker has read the first bytes of `late`.
+            assert_eq!(idle.get("/").status, 200);
+            stop.now();
+            idle.wait_closed()
+                .expect("after shutdown, an idle connection should be closed at once");
+            // The worker is stopping. Now the rest of the head arrives.
+            late.send(b"host: t\r\n\r\n").unwrap();
+            let reply = late.read_reply().unwrap_or_else(|e| {
+                panic!(
+                    "a request whose head was half there when the server stopped got no answer \
+                     ({e}): shutdown finishes what is in flight"
+                )
+            });
+            assert_eq!(reply.status, 200);
+            late.wait_closed()
+                .expect("after its last reply, the connection should close");
+        });
+        assert_eq!(
+            stats,
+            vec![WorkerStats {
+                connections: 2,
+                requests: 2,
+                rejected: 0,
+            }],
+            "the request answered while the worker was stopping counts too. Does the worker \
+             take its stats before the scope has waited for every connection (as the value of \
+             the scope's body, say)? Take them once the scope's `.await` has returned"
+        );
+    });
+}
+
+/// Connections still in a worker's queue when the server stops are stopped like the
+/// others: worker 0 is blocked while a silent client waits in its queue and the server
+/// stops; once worker 0 is back it takes that connection, and must close it at once, not
+/// wait for its header timeout. A stop signal stays given: a connection that starts
+/// waiting for it afterwards hears it at once.
+#[test]
+fn connections_still_queued_at_shutdown_are_stopped() {
+    watched(|| {
+        let probe = Probe::default();
+        let stats = serve(config(2), &probe, |addr, stop| {
+            let mut blocking = connect(addr); // connection 0: worker 0
+            blocking
+                .send(b"GET /block HTTP/1.1\r\nhost: t\r\n\r\n")
+                .unwrap();
+            assert_eq!(probe.started(), (0, "/block"));
+            let unblock = Unblock(&probe);
+            let mut idle = vec![connect(addr)]; // connection 1: worker 1
+            assert_eq!(idle[0].get("/").text(), "worker 1");
+            let mut silent = connect(addr); // connection 2: in worker 0's queue
+            idle.push(connect(addr)); // connection 3: worker 1
+            assert_eq!(idle[1].get("/").text(), "worker 1");
+            // The acceptor has dealt connection 2.
+            stop.now();
+            for client in &mut idle {
+                client
+                    .wait_closed()
+                    .expect("after shutdown, an idle connection should be closed at once");
+            }
+            // Worker 1 has stopped, so the acceptor has dropped its senders: worker 0 will
+            // find its queue closed once it has taken connection 2.
+            drop(unblock);
+            assert_eq!(blocking.read_reply().unwrap().text(), "unblocked");
+            blocking
+                .wait_closed()
+                .expect("after its last reply, the connection should close");
+            silent.wait_closed().unwrap_or_else(|e| {
+                panic!(
+                    "connection 2 was still in worker 0's queue when the server stopped, and \
+                     it was still open {PROMPT:?} after worker 0 was back ({e}): it was never \
+                     told to stop, so it waits for its header timeout. A stop signal must stay \
+                     given: tokio's `Notify::notify_waiters` wakes only the futures already \
+                     waiting, and a connection that starts waiting afterwards (a `notified()` \
+                     made at its first poll) never hears it. The given `Stop` stays stopped: \
+                     `stop.wait()` completes at once after `stop.stop()`"
+                )
+            });
+        });
+        assert_eq!(
+            stats,
+            vec![
+                WorkerStats {
+                    connections: 2,
+                    requests: 1,
+                    rejected: 0,
+                },
+                WorkerStats {
+                    connections: 2,
+                    requests: 2,
+                    rejected: 0,
+                },
+            ],
+            "what each worker counted"
+        );
+    });
+}
+
+/// While accepts fail (the process is out of file descriptors, say), the acceptor waits a
+/// little before it tries again (the solution 10 ms, and it says so on stderr) rather than
+/// spin on an accept that fails again at once. `fail_accepts(usize::MAX)` makes every
+/// accept fail while the client's connection stays queued: the client is never served,
+/// the acceptor's thread sleeps between tries (watched through Linux's /proc), and
+/// `shutdown` still stops the server.
+#[test]
+fn failing_accepts_are_retried_after_a_pause() {
+    watched(|| {
+        let probe = Probe::default();
+        let server = bind(config(1)).fail_accepts(usize::MAX);
+        let stats = serve_server(server, &probe, |addr, stop| {
+            let acceptor = probe.acceptor_started();
+            let mut client = connect(addr);
+            client.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+            // A thread that pauses goes to sleep once per try; one that spins, never (the
+            // OS counts its sleeps: load on the machine makes it wait for a core, which is
+            // not a sleep).
+            let before = acceptor.and_then(|a| a.sleeps());
+            std::thread::sleep(Duration::from_millis(200));
+            if let (Some(before), Some(after)) = (before, acceptor.and_then(|a| a.sleeps())) {
+                let slept = after - before;
+                assert!(
+                    slept >= 3,
+                    "every accept failed, and in 200 ms the acceptor went to sleep {slept} \
+                     times: it tries again at once, and spins on accepts that fail while the \
+                     process is out of file descriptors. Say so on stderr, and wait a little \
+                     (10 ms, say) before you accept again"
+                );
+            }
+            client.stream().set_nonblocking(true).unwrap();
+            let answer = client.stream().read(&mut [0; 512]);
+            client.stream().set_nonblocking(false).unwrap();
+            match answer {
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                Ok(n) if n > 0 => panic!(
+                    "the client was answered, though every accept was made to fail \
+                     (`Server::fail_accepts(usize::MAX)`): the acceptor takes its connections \
+                     around the given `Listening::listen` and `Listener::accept`, where the \
+                     tests make accepts fail. Accept through them, as the starter does"
+                ),
+                _ => panic!(
+                    "the client's connection was closed while every accept failed: did the \
+                     acceptor stop at a failed accept (`?`)? A failed accept is not the end of \
+                     the server: pause, and accept again"
+                ),
+            }
+            stop.now();
+            client.wait_closed().unwrap_or_else(|e| {
+                panic!(
+                    "the server did not stop: the connection it never accepted was still open \
+                     {PROMPT:?} after `shutdown` ({e}). Does the acceptor poll `shutdown` \
+                     first (`biased;`, shutdown before accept)? An accept that keeps failing \
+                     (or a stream of connections) is always ready, and starves a `shutdown` \
+                     polled after it"
+                )
+            });
+        });
+        assert_eq!(
+            stats,
+            vec![WorkerStats::default()],
+            "no connection was accepted, so none was dealt"
+        );
     });
 }

@@ -4,9 +4,9 @@
 //! does it the work-stealing way: one map behind one `Arc<Mutex<_>>`, shared by apps
 //! that are `tokio::spawn`ed on a multi-thread runtime.
 //!
-//! The tests hand `run` a slice that is not `Send` (it holds an `Rc`) and that borrows
+//! The tests hand `run` a partition that is not `Send` (it holds an `Rc`) and that borrows
 //! from the test, and apps that keep `!Send` values across `.await`. Make them compile
-//! and pass: one thread per shard, each with its own local runtime and its own slice in
+//! and pass: one thread per shard, each with its own local runtime and its own partition in
 //! an `Rc<RefCell<_>>`; every key owned by one shard; calls to other shards sent as
 //! messages on bounded queues; no `Arc`, no `Mutex`, no `tokio::spawn`, no `'static`.
 //! The messages and the queues are given, below the public part: your work is the rest.
@@ -25,16 +25,16 @@ use tokio::sync::{mpsc, oneshot};
 /// How many shards, and how many requests each shard's queue holds.
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
-    /// Shards: one thread each, with its own runtime and its own slice of the data.
+    /// Shards: one thread each, with its own runtime and its own partition of the data.
     pub shards: usize,
     /// Requests one shard's queue holds. A call to a shard whose queue is full fails at
     /// once with `StoreError::Busy`: it is shed, not queued.
     pub queue: usize,
 }
 
-/// One shard's slice of the data. `run` builds one per shard, on that shard's thread,
+/// One shard's partition of the data. `run` builds one per shard, on that shard's thread,
 /// and it never leaves that thread, so it need not be `Send`.
-pub trait Slice {
+pub trait Partition {
     fn get(&self, key: &str) -> Option<String>;
     /// Stores `value` under `key` and returns the value it replaces.
     fn put(&mut self, key: String, value: String) -> Option<String>;
@@ -44,7 +44,7 @@ pub trait Slice {
     }
 }
 
-impl Slice for HashMap<String, String> {
+impl Partition for HashMap<String, String> {
     fn get(&self, key: &str) -> Option<String> {
         HashMap::get(self, key).cloned()
     }
@@ -87,7 +87,7 @@ impl Error for StoreError {}
 
 // ANCHOR: request
 /// What travels to a shard: owned data, and a oneshot sender for the answer. All of it
-/// is `Send`; the slice itself never travels.
+/// is `Send`; the partition itself never travels.
 #[allow(dead_code, reason = "given: the starter does not use it yet")]
 enum Request {
     Get {
@@ -106,18 +106,18 @@ enum Request {
 
 #[allow(dead_code, reason = "given: the starter does not use it yet")]
 impl Request {
-    /// Serves the request on the owner's slice and sends the answer. A caller that
+    /// Serves the request on the owner's partition and sends the answer. A caller that
     /// stopped waiting has dropped its receiver: that answer goes nowhere, which is fine.
-    fn serve(self, slice: &RefCell<impl Slice>) {
+    fn serve(self, partition: &RefCell<impl Partition>) {
         match self {
             Request::Get { key, reply } => {
-                let _ = reply.send(slice.borrow().get(&key));
+                let _ = reply.send(partition.borrow().get(&key));
             }
             Request::Put { key, value, reply } => {
-                let _ = reply.send(slice.borrow_mut().put(key, value));
+                let _ = reply.send(partition.borrow_mut().put(key, value));
             }
             Request::Len { reply } => {
-                let _ = reply.send(slice.borrow().len());
+                let _ = reply.send(partition.borrow().len());
             }
         }
     }
@@ -173,7 +173,7 @@ pub struct Store<S> {
     map: Arc<Mutex<S>>,
 }
 
-impl<S: Slice> Store<S> {
+impl<S: Partition> Store<S> {
     /// The shard this handle lives on.
     pub fn shard(&self) -> usize {
         self.shard
@@ -210,7 +210,7 @@ impl<S: Slice> Store<S> {
 /// results in shard order once they have all finished.
 pub fn run<S, M, A, F>(config: &Config, make: M, app: A) -> Result<Vec<F::Output>, StoreError>
 where
-    S: Slice + Send + 'static,
+    S: Partition + Send + 'static,
     M: Fn(usize) -> S,
     A: Fn(Store<S>) -> F,
     F: Future + Send + 'static,

@@ -164,6 +164,10 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                 verify::lanes().min(jobs)
             );
             println!("slowest: {}", verify::slowest(&rows));
+            // The failed checks again, last: a log's tail is often all anyone sees.
+            for row in rows.iter().filter(|r| !r.ok) {
+                println!("FAILED {}: {}", row.what, row.detail);
+            }
             Ok(if failed == 0 {
                 ExitCode::SUCCESS
             } else {

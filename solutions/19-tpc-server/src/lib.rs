@@ -193,6 +193,7 @@ impl Server {
         self.listener.socket.local_addr()
     }
 
+    // ANCHOR: given_fail_accepts
     /// For tests: the acceptor's next `n` accepts fail the way accept(2) fails when the
     /// process is out of file descriptors. The connection stays queued meanwhile, and
     /// the first accept after them returns it (see `Listener::accept`).
@@ -200,6 +201,7 @@ impl Server {
         self.listener.failures = n;
         self
     }
+    // ANCHOR_END: given_fail_accepts
 }
 // ANCHOR_END: api
 
@@ -457,6 +459,7 @@ async fn accept_own(listener: Option<&TcpListener>) -> io::Result<TcpStream> {
 // ANCHOR_END: reuse_port
 
 // ANCHOR: connection
+// ANCHOR: given_connection
 /// hyper's HTTP/1 settings, shared by a worker's connections. No timer: hyper's own
 /// `header_read_timeout` (which needs one) creates a new boxed timer for every request;
 /// `connection` keeps one timer per connection instead.
@@ -525,6 +528,7 @@ async fn connection<H: Handler>(
 }
 
 /// The handler for connections over the limit.
+#[allow(dead_code, reason = "yours to use: the starter has no limit")]
 struct Busy;
 
 impl Handler for Busy {
@@ -535,9 +539,11 @@ impl Handler for Busy {
         busy
     }
 }
+// ANCHOR_END: given_connection
 // ANCHOR_END: connection
 
 // ANCHOR: listener
+// ANCHOR: given_listener
 /// The listening socket between `Server::bind` and the acceptor: bound, and not yet
 /// registered with any runtime.
 struct Listening {
@@ -585,13 +591,19 @@ impl Listener {
         Ok(stream)
     }
 }
+// ANCHOR_END: given_listener
 // ANCHOR_END: listener
 
 // ANCHOR: stop
+// ANCHOR: given_stop
 /// A stop signal for one worker's connections: `stop()` once, and every `wait()`
 /// completes. It never leaves the worker's thread, so it needs no lock and no atomic
 /// (tokio's `Notify` would work too, but it takes a lock each time it is polled).
 #[derive(Default)]
+#[allow(
+    dead_code,
+    reason = "yours to use: the starter never stops a connection"
+)]
 struct Stop {
     stopped: Cell<bool>,
     waiting: RefCell<Waiting>,
@@ -603,6 +615,10 @@ struct Waiting {
     free: Vec<usize>,
 }
 
+#[allow(
+    dead_code,
+    reason = "yours to use: the starter never stops a connection"
+)]
 impl Stop {
     fn stop(&self) {
         self.stopped.set(true);
@@ -663,9 +679,11 @@ impl Drop for Stopped<'_> {
         }
     }
 }
+// ANCHOR_END: given_stop
 // ANCHOR_END: stop
 
 // ANCHOR: write_timeout
+// ANCHOR: given_write_timeout
 /// A stream whose writes fail after `limit` without progress. hyper has no write
 /// timeout: a client that never reads its response would hold its connection, and a
 /// graceful shutdown, forever. The timer exists only once a write has had to wait.
@@ -754,4 +772,5 @@ impl AsyncWrite for WriteTimeout {
         self.watch(cx, poll)
     }
 }
+// ANCHOR_END: given_write_timeout
 // ANCHOR_END: write_timeout

@@ -1,7 +1,7 @@
 //! Wrong: the open-connection count only goes up. It counts every connection ever
 //! served, not the ones open now, so once `max_connections` clients have come and gone
 //! the worker answers everybody with 503.
-//! expect-fail: a_full_worker_answers_503
+//! expect-fail: a_full_worker_answers_503, a_full_worker_keeps_answering_503, a_worker_decides_the_limit_when_it_takes_a_connection
 //! replaces: worker
 
 /// One worker: serves the connections it is handed (or accepts on its own listener)

@@ -1,12 +1,13 @@
-//! Wrong (passes every test, breaks the lesson): the worker keeps its connections in a
+//! Wrong (breaks the lesson, and fails a test): the worker keeps its connections in a
 //! `Vec<Pin<Box<dyn Future<Output = ()>>>>` and polls them itself. That type means
 //! `dyn Future + 'static`, and the connections borrow the worker's handler and state, so
 //! rustc refuses them; an `unsafe` `mem::transmute` makes each boxed future look
 //! `'static`. Here the worker does wait for every connection, so nothing dangles, but only
 //! because of code the compiler no longer checks: one early return and a connection reads
 //! freed memory. The lifetime the compiler asked for was right; a scope gives it. The
-//! runner refuses `unsafe` and `mem::transmute` in every lab.
-//! expect-lesson: unsafe, mem::transmute
+//! runner refuses `unsafe` and `mem::transmute` in every lab; and a Vec polled in a loop
+//! polls every waiting connection on every wake-up, which a test counts.
+//! expect-fail: a_worker_serves_its_connections_concurrently
 //! replaces: worker
 
 /// One worker: serves the connections it is handed (or accepts on its own listener)

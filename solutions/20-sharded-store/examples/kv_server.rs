@@ -25,7 +25,7 @@ use std::net::SocketAddr;
 
 use hyper::header::{ALLOW, HeaderValue, RETRY_AFTER};
 use hyper::{Method, Request, StatusCode};
-use sharded_store::{Client, Slice, StoreError, run_with};
+use sharded_store::{Client, Partition, StoreError, run_with};
 use tpc_server::{Body, Config, Handler, Reply, Server, WorkerStats, reply};
 
 /// The longest key, in bytes once %-escapes are decoded.
@@ -133,12 +133,12 @@ fn failed(error: StoreError) -> Reply {
 // ANCHOR_END: handler
 
 // ANCHOR: serve
-/// Serves until `shutdown` completes: the store's shards (one slice each, `make(shard)`)
+/// Serves until `shutdown` completes: the store's shards (one partition each, `make(shard)`)
 /// and the server's workers, on their own threads, all scoped. The order of shutdown is
 /// the order of the scopes: the server stops taking connections and finishes its
 /// requests, its workers drop their borrows of the client, then the shards drain their
 /// queues, stop and are joined.
-pub fn serve<S: Slice>(
+pub fn serve<S: Partition>(
     server: Server,
     store: &sharded_store::Config,
     make: impl Fn(usize) -> S + Sync,

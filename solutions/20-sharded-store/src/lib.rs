@@ -1,11 +1,11 @@
 //! Solution to lab 20: a sharded store.
 //!
 //! `run` starts one thread per shard, each with its own tokio `LocalRuntime` and its own
-//! slice of the data in an `Rc<RefCell<_>>`. Every key has one owner, `shard_for(key)`,
+//! partition of the data in an `Rc<RefCell<_>>`. Every key has one owner, `shard_for(key)`,
 //! and only the owner's thread ever touches the key. A call for a key owned by another
 //! shard travels there as a message (owned strings and a oneshot sender for the
 //! answer) on that shard's bounded queue; a call for a key this shard owns is served on
-//! the spot. The slices never move and need no lock; the only things that cross threads
+//! the spot. The partitions never move and need no lock; the only things that cross threads
 //! are the messages and the apps' results.
 
 use std::cell::RefCell;
@@ -25,16 +25,16 @@ use tokio::sync::{mpsc, oneshot};
 /// How many shards, and how many requests each shard's queue holds.
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
-    /// Shards: one thread each, with its own runtime and its own slice of the data.
+    /// Shards: one thread each, with its own runtime and its own partition of the data.
     pub shards: usize,
     /// Requests one shard's queue holds. A call to a shard whose queue is full fails at
     /// once with `StoreError::Busy`: it is shed, not queued.
     pub queue: usize,
 }
 
-/// One shard's slice of the data. `run` builds one per shard, on that shard's thread,
+/// One shard's partition of the data. `run` builds one per shard, on that shard's thread,
 /// and it never leaves that thread, so it need not be `Send`.
-pub trait Slice {
+pub trait Partition {
     fn get(&self, key: &str) -> Option<String>;
     /// Stores `value` under `key` and returns the value it replaces.
     fn put(&mut self, key: String, value: String) -> Option<String>;
@@ -44,7 +44,7 @@ pub trait Slice {
     }
 }
 
-impl Slice for HashMap<String, String> {
+impl Partition for HashMap<String, String> {
     fn get(&self, key: &str) -> Option<String> {
         HashMap::get(self, key).cloned()
     }
@@ -87,7 +87,7 @@ impl Error for StoreError {}
 
 // ANCHOR: request
 /// What travels to a shard: owned data, and a oneshot sender for the answer. All of it
-/// is `Send`; the slice itself never travels.
+/// is `Send`; the partition itself never travels.
 #[allow(dead_code, reason = "given: the starter does not use it yet")]
 enum Request {
     Get {
@@ -106,18 +106,18 @@ enum Request {
 
 #[allow(dead_code, reason = "given: the starter does not use it yet")]
 impl Request {
-    /// Serves the request on the owner's slice and sends the answer. A caller that
+    /// Serves the request on the owner's partition and sends the answer. A caller that
     /// stopped waiting has dropped its receiver: that answer goes nowhere, which is fine.
-    fn serve(self, slice: &RefCell<impl Slice>) {
+    fn serve(self, partition: &RefCell<impl Partition>) {
         match self {
             Request::Get { key, reply } => {
-                let _ = reply.send(slice.borrow().get(&key));
+                let _ = reply.send(partition.borrow().get(&key));
             }
             Request::Put { key, value, reply } => {
-                let _ = reply.send(slice.borrow_mut().put(key, value));
+                let _ = reply.send(partition.borrow_mut().put(key, value));
             }
             Request::Len { reply } => {
-                let _ = reply.send(slice.borrow().len());
+                let _ = reply.send(partition.borrow().len());
             }
         }
     }
@@ -174,10 +174,10 @@ pub fn shard_for(key: &str, shards: usize) -> usize {
 
 // ANCHOR: store
 /// One shard's handle on the whole store, given to the app that runs on its thread.
-/// It holds this shard's slice and a sender for every shard's queue.
+/// It holds this shard's partition and a sender for every shard's queue.
 pub struct Store<S> {
     shard: usize,
-    slice: Rc<RefCell<S>>,
+    partition: Rc<RefCell<S>>,
     queues: Rc<[Queue]>,
 }
 
@@ -185,13 +185,13 @@ impl<S> Clone for Store<S> {
     fn clone(&self) -> Self {
         Store {
             shard: self.shard,
-            slice: Rc::clone(&self.slice),
+            partition: Rc::clone(&self.partition),
             queues: Rc::clone(&self.queues),
         }
     }
 }
 
-impl<S: Slice> Store<S> {
+impl<S: Partition> Store<S> {
     /// The shard this handle lives on.
     pub fn shard(&self) -> usize {
         self.shard
@@ -208,7 +208,7 @@ impl<S: Slice> Store<S> {
         let owner = shard_for(key, self.shards());
         if owner == self.shard {
             // The fast path: this thread owns the key. No message, no wait.
-            return Ok(self.slice.borrow().get(key));
+            return Ok(self.partition.borrow().get(key));
         }
         let (reply, answer) = oneshot::channel();
         let key = key.to_owned();
@@ -221,7 +221,7 @@ impl<S: Slice> Store<S> {
         let owner = shard_for(key, self.shards());
         let (key, value) = (key.to_owned(), value.to_owned());
         if owner == self.shard {
-            return Ok(self.slice.borrow_mut().put(key, value));
+            return Ok(self.partition.borrow_mut().put(key, value));
         }
         let (reply, answer) = oneshot::channel();
         self.send(owner, Request::Put { key, value, reply })?;
@@ -239,8 +239,8 @@ impl<S: Slice> Store<S> {
             self.send(shard, Request::Len { reply })?;
             answers.push(wait(shard, answer));
         }
-        // ...count our own slice meanwhile, then gather.
-        let here = self.slice.borrow().len();
+        // ...count our own partition meanwhile, then gather.
+        let here = self.partition.borrow().len();
         let there = try_join_all(answers).await?;
         Ok(here + there.into_iter().sum::<usize>())
     }
@@ -263,21 +263,21 @@ impl<S: Slice> Store<S> {
 /// A shard's loop: serves its queue, in order, one request at a time. It ends when
 /// every `Store` handle (every sender) is gone and the queue is empty: whatever was
 /// queued is answered first.
-async fn serve(mut queue: Inbox, slice: &RefCell<impl Slice>) {
+async fn serve(mut queue: Inbox, partition: &RefCell<impl Partition>) {
     while let Some(request) = queue.recv().await {
-        request.serve(slice);
+        request.serve(partition);
     }
 }
 // ANCHOR_END: serve
 
 // ANCHOR: run
-/// Runs the store: one thread per shard, each with its own runtime, its own slice
+/// Runs the store: one thread per shard, each with its own runtime, its own partition
 /// (`make(shard)`, built on that thread) and its own copy of the app (`app(store)`).
 /// Returns the apps' results in shard order once every app has finished, every queue
 /// is drained and every thread has ended.
 pub fn run<S, M, A, F>(config: &Config, make: M, app: A) -> Result<Vec<F::Output>, StoreError>
 where
-    S: Slice,
+    S: Partition,
     M: Fn(usize) -> S + Sync,
     A: Fn(Store<S>) -> F + Sync,
     F: Future,
@@ -317,8 +317,8 @@ where
 // ANCHOR_END: run
 
 // ANCHOR: thread
-/// One shard's thread: its runtime, its slice, its loop and its copy of the app.
-fn on_thread<S: Slice, F: Future>(
+/// One shard's thread: its runtime, its partition, its loop and its copy of the app.
+fn on_thread<S: Partition, F: Future>(
     shard: usize,
     inbox: Inbox,
     queues: Vec<Queue>,
@@ -329,17 +329,17 @@ fn on_thread<S: Slice, F: Future>(
         .enable_all()
         .build_local(LocalOptions::default())
         .expect("build the shard's runtime");
-    // Built here, used here, dropped here: the slice never moves.
-    let slice = Rc::new(RefCell::new(make(shard)));
+    // Built here, used here, dropped here: the partition never moves.
+    let partition = Rc::new(RefCell::new(make(shard)));
     let store = Store {
         shard,
-        slice: Rc::clone(&slice),
+        partition: Rc::clone(&partition),
         queues: queues.into(),
     };
     // The app owns this thread's only handle: when the app ends, its senders go, and
     // the loop ends once everyone else's have gone too and the queue is empty.
     runtime.block_on(async {
-        let ((), output) = tokio::join!(serve(inbox, &slice), app(store));
+        let ((), output) = tokio::join!(serve(inbox, &partition), app(store));
         output
     })
 }
@@ -396,7 +396,7 @@ pub fn run_with<S, M, A, F, O, T>(
     outside: O,
 ) -> Result<(Vec<F::Output>, T), StoreError>
 where
-    S: Slice,
+    S: Partition,
     M: Fn(usize) -> S + Sync,
     A: Fn(Store<S>) -> F + Sync,
     F: Future,

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use sharded_store::{Config, Slice, StoreError, run_with, shard_for};
+use sharded_store::{Config, Partition, StoreError, run_with, shard_for};
 
 /// A map that remembers which shard it is, to check that calls reach their owner.
 struct Owned {
@@ -13,7 +13,7 @@ struct Owned {
     map: HashMap<String, String>,
 }
 
-impl Slice for Owned {
+impl Partition for Owned {
     fn get(&self, key: &str) -> Option<String> {
         assert_eq!(
             shard_for(key, self.shards),
@@ -84,12 +84,12 @@ fn a_client_outside_the_shards_reaches_every_owner_and_keeps_the_store_up() {
 fn a_client_sees_a_panicking_shard_as_down() {
     lab_support::within(Duration::from_secs(10), "run_with did not return", || {
         struct Fragile;
-        impl Slice for Fragile {
+        impl Partition for Fragile {
             fn get(&self, _: &str) -> Option<String> {
                 None
             }
             fn put(&mut self, _: String, _: String) -> Option<String> {
-                panic!("this slice panics on purpose")
+                panic!("this partition panics on purpose")
             }
             fn len(&self) -> usize {
                 0

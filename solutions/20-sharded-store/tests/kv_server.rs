@@ -19,7 +19,7 @@ use std::thread;
 use std::time::Duration;
 
 use lab_support::http::{Client, Reply};
-use sharded_store::{Slice, shard_for};
+use sharded_store::{Partition, shard_for};
 use tpc_server::{Config, Server};
 
 /// Counts every call that reaches a shard, and checks it reached the key's owner.
@@ -40,7 +40,7 @@ impl Counted<'_> {
     }
 }
 
-impl Slice for Counted<'_> {
+impl Partition for Counted<'_> {
     fn get(&self, key: &str) -> Option<String> {
         self.arrive(key);
         self.map.get(key).cloned()

@@ -2,11 +2,11 @@
 //! stops. It looks like a drain, but other shards' apps are still running and still
 //! calling it: their later calls find the shard gone (`Down`). A shard may stop only when
 //! every handle on the store is gone, which is when `recv` says `None`.
-//! expect-fail: run_drains_every_queue_and_joins_every_thread
+//! expect-fail: an_idle_shard_sleeps_until_a_request_comes, run_drains_every_queue_and_joins_every_thread
 //! replaces: thread
 
-/// One shard's thread: its runtime, its slice, its loop and its copy of the app.
-fn on_thread<S: Slice, F: Future>(
+/// One shard's thread: its runtime, its partition, its loop and its copy of the app.
+fn on_thread<S: Partition, F: Future>(
     shard: usize,
     mut inbox: Inbox,
     queues: Vec<Queue>,
@@ -17,17 +17,17 @@ fn on_thread<S: Slice, F: Future>(
         .enable_all()
         .build_local(LocalOptions::default())
         .expect("build the shard's runtime");
-    let slice = Rc::new(RefCell::new(make(shard)));
+    let partition = Rc::new(RefCell::new(make(shard)));
     let store = Store {
         shard,
-        slice: Rc::clone(&slice),
+        partition: Rc::clone(&partition),
         queues: queues.into(),
     };
     runtime.block_on(async {
         let output = {
             let serving = async {
                 while let Some(request) = inbox.recv().await {
-                    request.serve(&slice);
+                    request.serve(&partition);
                 }
             };
             tokio::select! {
@@ -37,7 +37,7 @@ fn on_thread<S: Slice, F: Future>(
         };
         // The app is done: serve what is left, then stop.
         while let Ok(request) = inbox.try_recv() {
-            request.serve(&slice);
+            request.serve(&partition);
         }
         output
     })

@@ -9,7 +9,7 @@
 /// Runs the store: one thread per shard; returns the apps' results in shard order.
 pub fn run<S, M, A, F>(config: &Config, make: M, app: A) -> Result<Vec<F::Output>, StoreError>
 where
-    S: Slice,
+    S: Partition,
     M: Fn(usize) -> S + Sync,
     A: Fn(Store<S>) -> F + Sync,
     F: Future,

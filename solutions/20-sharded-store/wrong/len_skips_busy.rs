@@ -17,7 +17,7 @@ pub async fn len(&self) -> Result<usize, StoreError> {
             Err(error) => return Err(error),
         }
     }
-    let here = self.slice.borrow().len();
+    let here = self.partition.borrow().len();
     let there = try_join_all(answers).await?;
     Ok(here + there.into_iter().sum::<usize>())
 }

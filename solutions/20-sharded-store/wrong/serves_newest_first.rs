@@ -7,11 +7,11 @@
 //! replaces: serve
 
 /// A shard's loop: serves its queue a batch at a time.
-async fn serve(mut queue: Inbox, slice: &RefCell<impl Slice>) {
+async fn serve(mut queue: Inbox, partition: &RefCell<impl Partition>) {
     let mut batch = Vec::new();
     while queue.recv_many(&mut batch, 64).await > 0 {
         while let Some(request) = batch.pop() {
-            request.serve(slice);
+            request.serve(partition);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Chapter 20's benchmark: the same key-value operations three ways, on the same threads.
 //!
 //! - `sharded`: lab 20's store (`sharded_store::run`), one shard per thread, each with its
-//!   own `LocalRuntime` and slice; a call for another shard's key is a message. Also
+//!   own `LocalRuntime` and partition; a call for another shard's key is a message. Also
 //!   `sharded-local` (every call for a key the caller's shard owns: the fast path only)
 //!   and `sharded-remote` (every call for a key another shard owns: a hop each).
 //! - `mutex`: one `Mutex<HashMap>` shared by tasks on tokio's multi-thread runtime.
@@ -36,7 +36,7 @@ use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
-use sharded_store::{Config, Slice, Store, run, shard_for};
+use sharded_store::{Config, Partition, Store, run, shard_for};
 use tokio::runtime::{Builder, LocalRuntime};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::yield_now;
@@ -112,13 +112,13 @@ fn spin(work: Duration) {
     }
 }
 
-/// The sharded store's slice for this benchmark: a map, and `work` per operation.
+/// The sharded store's partition for this benchmark: a map, and `work` per operation.
 struct Worked {
     map: HashMap<String, String>,
     work: Duration,
 }
 
-impl Slice for Worked {
+impl Partition for Worked {
     fn get(&self, key: &str) -> Option<String> {
         spin(self.work);
         self.map.get(key).cloned()
@@ -216,7 +216,7 @@ fn sharded(
             Locality::Local => owners[key] == me,
             Locality::Remote => owners[key] != me,
         };
-        ready.wait(); // every slice built, every thread here: start together
+        ready.wait(); // every partition built, every thread here: start together
         let started = Instant::now();
         let store = &store;
         // The clients in a FuturesUnordered: a wake-up polls only the client it is for.
@@ -532,10 +532,10 @@ fn hop(batch: usize, ops: usize) {
     }
     let (queue, mut inbox) = mpsc::channel::<Batch>(CLIENTS * 4);
     let owner = std::thread::spawn(move || {
-        let slice: HashMap<u32, u64> = (0..KEYS as u32).map(|k| (k, k as u64)).collect();
+        let partition: HashMap<u32, u64> = (0..KEYS as u32).map(|k| (k, k as u64)).collect();
         LocalRuntime::new().unwrap().block_on(async {
             while let Some(Batch { keys, reply }) = inbox.recv().await {
-                let _ = reply.send(keys.iter().map(|k| slice[k]).sum());
+                let _ = reply.send(keys.iter().map(|k| partition[k]).sum());
             }
         });
     });

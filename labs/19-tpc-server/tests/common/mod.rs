@@ -70,6 +70,10 @@ pub struct Probe {
     /// thread that polls `shutdown`). Empty where the OS does not tell (not Linux).
     os_threads: Mutex<BTreeMap<usize, OsThread>>,
     acceptor: Mutex<Option<OsThread>>,
+    /// The thread that called `Server::run`, as the OS sees it.
+    runner: Mutex<Option<OsThread>>,
+    /// How many times the handlers of `/wait` were polled while they waited.
+    wait_polls: AtomicUsize,
     /// Handlers of `/block` block their worker's thread until this is true.
     unblocked: (Mutex<bool>, Condvar),
 }
@@ -86,6 +90,8 @@ impl Default for Probe {
             threads: Mutex::default(),
             os_threads: Mutex::default(),
             acceptor: Mutex::default(),
+            runner: Mutex::default(),
+            wait_polls: AtomicUsize::new(0),
             unblocked: (Mutex::new(false), Condvar::new()),
         }
     }
@@ -120,6 +126,35 @@ impl Probe {
     /// The acceptor's thread (the one that polls `shutdown`), as the OS sees it.
     pub fn acceptor_thread(&self) -> Option<OsThread> {
         *self.acceptor.lock().unwrap()
+    }
+
+    /// The acceptor's thread, once it has polled `shutdown` (it is waited for, up to
+    /// [`PROMPT`]); `None` where the OS does not tell.
+    pub fn acceptor_started(&self) -> Option<OsThread> {
+        OsThread::current()?;
+        let deadline = std::time::Instant::now() + PROMPT;
+        loop {
+            if let Some(acceptor) = self.acceptor_thread() {
+                return Some(acceptor);
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the acceptor did not poll `shutdown` within {PROMPT:?}: it should wait for \
+                 `shutdown` and for connections at the same time"
+            );
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// The thread that called `Server::run`, as the OS sees it.
+    pub fn runner_thread(&self) -> Option<OsThread> {
+        *self.runner.lock().unwrap()
+    }
+
+    /// How many times the handlers of `/wait` have been polled while they waited for
+    /// [`Probe::release`], all of them together.
+    pub fn wait_polls(&self) -> usize {
+        self.wait_polls.load(SeqCst)
     }
 
     /// Lets every handler of `/block` go on, now and from now on.
@@ -161,6 +196,15 @@ fn down_to(count: &AtomicUsize, n: usize) -> bool {
         thread::sleep(Duration::from_millis(5));
     }
     true
+}
+
+/// Lets the workers blocked in `/block` go on when dropped, even if the test fails.
+pub struct Unblock<'p>(pub &'p Probe);
+
+impl Drop for Unblock<'_> {
+    fn drop(&mut self) {
+        self.0.unblock();
+    }
 }
 
 /// Two sides of a test that must each reach a point before either goes on: `meet` sends
@@ -258,7 +302,14 @@ impl Handler for App<'_> {
             }
             ("GET", "/wait") => {
                 let _ = self.probe.entered.send((self.worker, "/wait"));
-                self.probe.gate.acquire().await.expect("gate").forget();
+                let mut permit = std::pin::pin!(self.probe.gate.acquire());
+                std::future::poll_fn(|cx| {
+                    self.probe.wait_polls.fetch_add(1, SeqCst);
+                    permit.as_mut().poll(cx)
+                })
+                .await
+                .expect("gate")
+                .forget();
                 reply(StatusCode::OK, "released")
             }
             ("POST", "/upload") => {
@@ -459,6 +510,7 @@ fn try_serve_within(
         let running = s.spawn(move || {
             // Sent when `run` returns or unwinds.
             let _returned = Returned(returned);
+            *probe.runner.lock().unwrap() = OsThread::current();
             server.run(handlers, shutdown(controlled, probe))
         });
         let runner = running.thread().id();
@@ -477,8 +529,11 @@ fn try_serve_within(
                     tripwire.trip(format!(
                         "Server::run had not returned {stop_limit:?} after `shutdown` \
                          completed{failed}. Does the acceptor then drop its senders, so that \
-                         every worker's inbox closes? Does each worker then stop its \
-                         connections (idle ones close at once), wait for them, and end?"
+                         every worker's inbox closes? Does the acceptor poll `shutdown` first \
+                         (`biased;`), so that a stream of connections or of failed accepts \
+                         cannot keep it from stopping? Does each worker then stop its \
+                         connections (idle ones close at once, and so do the ones still in its \
+                         queue), wait for them, and end?"
                     ));
                 }
             });
@@ -540,4 +595,101 @@ pub fn watched(body: impl FnOnce() + Send + 'static) {
             body()
         },
     );
+}
+
+/// Set in the process [`alone`] starts: the name of the test it runs.
+const ALONE: &str = "TPC_SERVER_TEST_ALONE";
+
+/// Runs the test `name` (the caller) in a process of its own, so that every thread of that
+/// process that the test did not start is the server's: `body` runs there, under
+/// [`watched`], and a failure there fails the test here with the same message. Other tests
+/// run in this process at the same time, each with threads of its own, which a test that
+/// counts the server's threads must not see.
+pub fn alone(name: &str, body: impl FnOnce() + Send + 'static) {
+    if std::env::var(ALONE).as_deref() == Ok(name) {
+        return watched(body);
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let ran = std::process::Command::new(exe)
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(ALONE, name)
+        .output()
+        .expect("start the test binary again, for this test alone");
+    let stdout = String::from_utf8_lossy(&ran.stdout);
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    if !stdout.contains("1 passed") {
+        if !stdout.contains("1 failed") && !stdout.contains("0 passed") {
+            panic!(
+                "the test, run in a process of its own, ended without a result:\n{stdout}\n{stderr}"
+            );
+        }
+        // The panic's message: the lines after "panicked at FILE:LINE:COLUMN:".
+        let message = stderr
+            .split_once("panicked at ")
+            .and_then(|(_, rest)| rest.split_once('\n'))
+            .map(|(_, message)| {
+                message
+                    .lines()
+                    .take_while(|line| {
+                        !line.starts_with("note: ") && !line.starts_with("stack backtrace")
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            });
+        match message {
+            Some(message) => panic!("{message}"),
+            None => panic!("the test failed in a process of its own:\n{stderr}"),
+        }
+    }
+}
+
+/// A thread of this process, as `/proc/self/task` lists it (Linux).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Task {
+    pub tid: u32,
+}
+
+impl Task {
+    fn read(&self, file: &str) -> Option<String> {
+        std::fs::read_to_string(format!("/proc/self/task/{}/{file}", self.tid)).ok()
+    }
+
+    /// Its name (at most 15 bytes: the kernel's `comm`); `?` once it has ended.
+    pub fn name(&self) -> String {
+        self.read("comm")
+            .map(|name| name.trim_end().to_owned())
+            .unwrap_or_else(|| "?".to_owned())
+    }
+
+    /// How many times it has gone to sleep (`None` once it has ended).
+    pub fn sleeps(&self) -> Option<u64> {
+        self.read("status")?
+            .lines()
+            .find_map(|line| line.strip_prefix("voluntary_ctxt_switches:"))?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    /// Whether it is asleep right now (`None` once it has ended).
+    pub fn asleep(&self) -> Option<bool> {
+        let stat = self.read("stat")?;
+        let state = stat[stat.rfind(')')? + 1..].trim_start().chars().next()?;
+        Some(matches!(state, 'S' | 'D'))
+    }
+
+    pub fn is(&self, thread: Option<OsThread>) -> bool {
+        thread.is_some_and(|t| t.tid() == self.tid)
+    }
+}
+
+/// Every thread of this process, now.
+pub fn tasks() -> std::collections::BTreeSet<Task> {
+    std::fs::read_dir("/proc/self/task")
+        .map(|dir| {
+            dir.filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+                .map(|tid| Task { tid })
+                .collect()
+        })
+        .unwrap_or_default()
 }

@@ -1,0 +1,194 @@
+//! Wrong: each shard keeps a copy of every value it has read or written on another shard,
+//! and serves a second get of that key from the copy, with no hop ("most keys are read far
+//! more often than written"). Its own writes keep the copy right; but when another shard
+//! writes the key, nobody tells this one, and its reads go on returning the old value for
+//! ever. Only the owner knows a key's value. The ownership test reads every key, lets the
+//! other shards write, and reads again: the second read returns the first one's answer.
+//! expect-fail: every_key_is_served_by_its_owner_and_seen_by_every_shard
+//! replaces: solution
+
+/// The shard that owns `key`, out of `shards`: the same answer on every thread.
+pub fn shard_for(key: &str, shards: usize) -> usize {
+    // `DefaultHasher::new()` always starts from the same keys, so every thread agrees.
+    // (A `RandomState` draws its keys at random once per thread: each thread would
+    // send the same key to a different shard.)
+    let mut hasher = DefaultHasher::new();
+    key.hash(&mut hasher);
+    (hasher.finish() % shards as u64) as usize
+}
+
+/// One shard's handle on the whole store, given to the app that runs on its thread.
+/// It holds this shard's partition and a sender for every shard's queue.
+pub struct Store<S> {
+    shard: usize,
+    partition: Rc<RefCell<S>>,
+    queues: Rc<[Queue]>,
+    /// Values of other shards' keys, as last read or written from this shard: a second
+    /// get of such a key needs no hop.
+    copies: Rc<RefCell<HashMap<String, Option<String>>>>,
+}
+
+impl<S> Clone for Store<S> {
+    fn clone(&self) -> Self {
+        Store {
+            shard: self.shard,
+            partition: Rc::clone(&self.partition),
+            queues: Rc::clone(&self.queues),
+            copies: Rc::clone(&self.copies),
+        }
+    }
+}
+
+impl<S: Partition> Store<S> {
+    /// The shard this handle lives on.
+    pub fn shard(&self) -> usize {
+        self.shard
+    }
+
+    /// How many shards the store has.
+    pub fn shards(&self) -> usize {
+        self.queues.len()
+    }
+
+    /// The value under `key`.
+    pub async fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        let owner = shard_for(key, self.shards());
+        if owner == self.shard {
+            // The fast path: this thread owns the key. No message, no wait.
+            return Ok(self.partition.borrow().get(key));
+        }
+        if let Some(copy) = self.copies.borrow().get(key) {
+            return Ok(copy.clone());
+        }
+        let (reply, answer) = oneshot::channel();
+        let owned = key.to_owned();
+        self.send(owner, Request::Get { key: owned, reply })?;
+        let value = wait(owner, answer).await?;
+        self.copies
+            .borrow_mut()
+            .insert(key.to_owned(), value.clone());
+        Ok(value)
+    }
+
+    /// Stores `value` under `key`; returns the value it replaced.
+    pub async fn put(&self, key: &str, value: &str) -> Result<Option<String>, StoreError> {
+        let owner = shard_for(key, self.shards());
+        let (key, value) = (key.to_owned(), value.to_owned());
+        if owner == self.shard {
+            return Ok(self.partition.borrow_mut().put(key, value));
+        }
+        let (reply, answer) = oneshot::channel();
+        let copy = (key.clone(), Some(value.clone()));
+        self.send(owner, Request::Put { key, value, reply })?;
+        let old = wait(owner, answer).await?;
+        // This shard wrote it: keep what it wrote.
+        self.copies.borrow_mut().insert(copy.0, copy.1);
+        Ok(old)
+    }
+
+    /// How many keys the whole store holds: every shard's count, added up.
+    pub async fn len(&self) -> Result<usize, StoreError> {
+        // Scatter: ask every other shard first, so that they all count at once...
+        let mut answers = Vec::with_capacity(self.shards());
+        for shard in (0..self.shards()).filter(|&shard| shard != self.shard) {
+            let (reply, answer) = oneshot::channel();
+            self.send(shard, Request::Len { reply })?;
+            answers.push(wait(shard, answer));
+        }
+        // ...count our own partition meanwhile, then gather.
+        let here = self.partition.borrow().len();
+        let there = try_join_all(answers).await?;
+        Ok(here + there.into_iter().sum::<usize>())
+    }
+
+    /// Whether the whole store is empty (a `len` like any other).
+    pub async fn is_empty(&self) -> Result<bool, StoreError> {
+        Ok(self.len().await? == 0)
+    }
+
+    /// Puts a request on `shard`'s queue.
+    fn send(&self, shard: usize, request: Request) -> Result<(), StoreError> {
+        offer(&self.queues[shard], shard, request)
+    }
+}
+
+/// A shard's loop: serves its queue, in order, one request at a time. It ends when
+/// every `Store` handle (every sender) is gone and the queue is empty: whatever was
+/// queued is answered first.
+async fn serve(mut queue: Inbox, partition: &RefCell<impl Partition>) {
+    while let Some(request) = queue.recv().await {
+        request.serve(partition);
+    }
+}
+
+/// Runs the store: one thread per shard, each with its own runtime, its own partition
+/// (`make(shard)`, built on that thread) and its own copy of the app (`app(store)`).
+/// Returns the apps' results in shard order once every app has finished, every queue
+/// is drained and every thread has ended.
+pub fn run<S, M, A, F>(config: &Config, make: M, app: A) -> Result<Vec<F::Output>, StoreError>
+where
+    S: Partition,
+    M: Fn(usize) -> S + Sync,
+    A: Fn(Store<S>) -> F + Sync,
+    F: Future,
+    F::Output: Send,
+{
+    let (senders, inboxes): (Vec<_>, Vec<_>) =
+        (0..config.shards).map(|_| queue(config.queue)).unzip();
+    let (make, app) = (&make, &app);
+    thread::scope(move |scope| {
+        let mut threads = Vec::with_capacity(config.shards);
+        for (shard, inbox) in inboxes.into_iter().enumerate() {
+            let queues = senders.clone();
+            let thread = thread::Builder::new()
+                .name(format!("shard-{shard}"))
+                .spawn_scoped(scope, move || on_thread(shard, inbox, queues, make, app))
+                .expect("start a shard's thread");
+            threads.push(thread);
+        }
+        // Only the shards hold senders now: the queues close when the apps are done.
+        drop(senders);
+        let mut outputs = Vec::with_capacity(threads.len());
+        let mut panicked = None;
+        for (shard, thread) in threads.into_iter().enumerate() {
+            match thread.join() {
+                Ok(output) => outputs.push(output),
+                Err(_) => {
+                    panicked.get_or_insert(shard);
+                }
+            }
+        }
+        match panicked {
+            Some(shard) => Err(StoreError::Panicked(shard)),
+            None => Ok(outputs),
+        }
+    })
+}
+
+/// One shard's thread: its runtime, its partition, its loop and its copy of the app.
+fn on_thread<S: Partition, F: Future>(
+    shard: usize,
+    inbox: Inbox,
+    queues: Vec<Queue>,
+    make: &impl Fn(usize) -> S,
+    app: &impl Fn(Store<S>) -> F,
+) -> F::Output {
+    let runtime = Builder::new_current_thread()
+        .enable_all()
+        .build_local(LocalOptions::default())
+        .expect("build the shard's runtime");
+    // Built here, used here, dropped here: the partition never moves.
+    let partition = Rc::new(RefCell::new(make(shard)));
+    let store = Store {
+        shard,
+        partition: Rc::clone(&partition),
+        queues: queues.into(),
+        copies: Rc::default(),
+    };
+    // The app owns this thread's only handle: when the app ends, its senders go, and
+    // the loop ends once everyone else's have gone too and the queue is empty.
+    runtime.block_on(async {
+        let ((), output) = tokio::join!(serve(inbox, &partition), app(store));
+        output
+    })
+}
