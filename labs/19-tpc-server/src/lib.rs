@@ -40,7 +40,7 @@ use tokio::runtime::{Builder, LocalOptions};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Sleep};
 
-// ANCHOR: api
+// ANCHOR: api (the book quotes the code from here to the ANCHOR_END line)
 /// How the server behaves. Start from `Config::default()` and change what you need.
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
@@ -198,8 +198,8 @@ impl Server {
 }
 // ANCHOR_END: api
 
-// ANCHOR: starter
-// ANCHOR: run
+// ANCHOR: starter (the book quotes the code from here to the ANCHOR_END line)
+// ANCHOR: run (the book quotes the code from here to the ANCHOR_END line)
 impl Server {
     /// Serves until `shutdown` completes, then returns what every worker did, in worker
     /// order. `handlers(id)` builds worker `id`'s handler on that worker's thread.
@@ -240,7 +240,7 @@ impl Server {
 }
 // ANCHOR_END: run
 
-// ANCHOR: accept
+// ANCHOR: accept (the book quotes the code from here to the ANCHOR_END line)
 /// The acceptor, on the calling thread: deals connections round-robin until `shutdown`.
 fn accept(
     listener: Listening,
@@ -270,7 +270,7 @@ fn accept(
 }
 // ANCHOR_END: accept
 
-// ANCHOR: worker
+// ANCHOR: worker (the book quotes the code from here to the ANCHOR_END line)
 /// One worker: a local runtime serving the connections it is handed.
 fn worker<H: Handler + 'static>(
     id: usize,
@@ -305,7 +305,7 @@ fn worker<H: Handler + 'static>(
 
 // Given: hyper plumbing. You should not need to change anything below this line.
 
-// ANCHOR: connection
+// ANCHOR: connection (the book quotes the code from here to the ANCHOR_END line)
 /// hyper's HTTP/1 settings, shared by a worker's connections. No timer: hyper's own
 /// `header_read_timeout` (which needs one) creates a new boxed timer for every request;
 /// `connection` keeps one timer per connection instead.
@@ -387,7 +387,7 @@ impl Handler for Busy {
 }
 // ANCHOR_END: connection
 
-// ANCHOR: listener
+// ANCHOR: listener (the book quotes the code from here to the ANCHOR_END line)
 /// The listening socket between `Server::bind` and the acceptor: bound, and not yet
 /// registered with any runtime.
 struct Listening {
@@ -437,7 +437,7 @@ impl Listener {
 }
 // ANCHOR_END: listener
 
-// ANCHOR: stop
+// ANCHOR: stop (the book quotes the code from here to the ANCHOR_END line)
 /// A stop signal for one worker's connections: `stop()` once, and every `wait()`
 /// completes. It never leaves the worker's thread, so it needs no lock and no atomic
 /// (tokio's `Notify` would work too, but it takes a lock each time it is polled).
@@ -523,7 +523,7 @@ impl Drop for Stopped<'_> {
 }
 // ANCHOR_END: stop
 
-// ANCHOR: write_timeout
+// ANCHOR: write_timeout (the book quotes the code from here to the ANCHOR_END line)
 /// A stream whose writes fail after `limit` without progress. hyper has no write
 /// timeout: a client that never reads its response would hold its connection, and a
 /// graceful shutdown, forever. The timer exists only once a write has had to wait.
