@@ -379,11 +379,20 @@ def round_ratios(values, base):
 
 def ratio_cell(ratios, median=None):
     """The table cell of a ratio column: the median of the rounds' ratios (MEDIAN if the
-    JSON holds it, computed from unrounded times), and their range."""
+    JSON holds it, computed from unrounded times), and their range; a range that has rounds
+    on both sides of 1.00 is marked inconclusive: those rounds do not agree which is faster."""
     median = statistics.median(ratios) if median is None else median
     if max(ratios) - min(ratios) < 0.005:
         return "%.2f×" % median
-    return "%.2f× (%.2f–%.2f)" % (median, min(ratios), max(ratios))
+    low, high = min(ratios), max(ratios)
+    verdict = ", inconclusive" if round(low, 2) < 1.0 < round(high, 2) else ""
+    return "%.2f× (%.2f–%.2f%s)" % (median, low, high, verdict)
+
+
+def folded(summary, lines):
+    """LINES (a table, notes) folded under SUMMARY, for the detail a reader may skip: mdBook
+    renders the markdown inside <details> (blank lines around it)."""
+    return ["<details>", "<summary>%s</summary>" % summary, ""] + list(lines) + ["", "</details>"]
 
 
 def ratio_note(rounds, baseline, rows, value_format, column="time"):

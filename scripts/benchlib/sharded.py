@@ -4,7 +4,7 @@ import json
 import os
 import statistics
 
-from .common import BenchError, bar_chart, ceiling, generated_by, measured_on, table
+from .common import BenchError, bar_chart, ceiling, folded, generated_by, measured_on, ratio_cell, table
 
 NAME = "sharded"
 DATA = "src/part4/data"
@@ -96,12 +96,8 @@ def med(rows, field):
 
 
 def ratio(rows, base, field="ops_per_sec"):
-    """The median of the rounds' ratios, and their range."""
-    rs = [a[field] / b[field] for a, b in zip(rows, base)]
-    m = statistics.median(rs)
-    if max(rs) - min(rs) < 0.005:
-        return "%.2f×" % m
-    return "%.2f× (%.2f–%.2f)" % (m, min(rs), max(rs))
+    """The median of the rounds' ratios, and their range (inconclusive when it straddles 1)."""
+    return ratio_cell([a[field] / b[field] for a, b in zip(rows, base)])
 
 
 def us(ns):
@@ -203,8 +199,8 @@ def chart(data):
         title = ("**Small calls** (a map lookup, no extra work)" if work == 0 else
                  "**Calls with %.0f µs of work each**, spent under the lock (mutex), holding the map's shard "
                  "(DashMap) or on the owner's thread (sharded)" % (work / 1000))
-        lines += [title + ": median of %d rounds, %d threads, %d clients per thread." %
-                  (data["rounds"], threads, data["clients_per_thread"]), ""]
+        heading = (title + ": median of %d rounds, %d threads, %d clients per thread." %
+                   (data["rounds"], threads, data["clients_per_thread"]))
         body = []
         for k, klabel in KEYS:
             for v, label in VARIANTS:
@@ -214,8 +210,9 @@ def chart(data):
                              ratio(rows, base[(k, work)]),
                              us(med(rows, "get_p50_ns")), us(med(rows, "get_p99_ns")),
                              us(med(rows, "put_p50_ns")), us(med(rows, "put_p99_ns"))])
-        lines += table(["Variant", "calls/s", "vs `Mutex<HashMap>`¹", "get p50 µs", "get p99 µs", "put p50 µs",
-                        "put p99 µs"], body)
+        lines += folded(heading.replace("**", ""),
+                        table(["Variant", "calls/s", "vs `Mutex<HashMap>`¹", "get p50 µs", "get p99 µs",
+                               "put p50 µs", "put p99 µs"], body))
         lines += [""]
 
     # The hop, batched.
@@ -250,8 +247,9 @@ def chart(data):
         body.append(["%s µs" % (work // 1000) if work else "none", keys, str(n),
                      format(round(sharded, -3), ",.0f"), format(round(mutex, -3), ",.0f"),
                      "%.2f×" % (sharded / mutex)])
-    lines += ["**A model for more cores** (not measured: computed from this run, see ²).", ""]
-    lines += table(["Work", "Keys", "Cores", "sharded calls/s", "`Mutex<HashMap>` calls/s", "sharded / mutex"], body)
+    lines += folded("A model for more cores (not measured: computed from this run, see ²)",
+                    table(["Work", "Keys", "Cores", "sharded calls/s", "`Mutex<HashMap>` calls/s",
+                           "sharded / mutex"], body))
     shares = {(s["keys"], s["shards"]): s for s in data["shares"]}
     lines += [
         "",

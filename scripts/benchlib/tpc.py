@@ -9,7 +9,8 @@ import subprocess
 import sys
 import tempfile
 
-from .common import (BenchError, bar_chart, ceiling, generated_by, measured_on, ratio_note, table)
+from .common import (BenchError, bar_chart, ceiling, folded, generated_by, measured_on, ratio_cell, ratio_note,
+                     table)
 
 NAME = "tpc"
 DATA = "src/part4/data"
@@ -330,14 +331,15 @@ def chart(data):
             ratios = round_ratio(r, base, "rps")
             t = r["throughput"]
             body.append([r["label"], str(r["threads"]), r["work"], format(round(t["rps"]), ","),
-                         "%.2f×" % statistics.median(ratios) if ratios else "–",
+                         ratio_cell(ratios) if ratios else "–",
                          "%.2f" % t["p50_ms"], "%.2f" % t["p99_ms"], "%.1f" % t["max_ms"], str(t["errors"])])
             if r["variant"] != BASELINE and ratios:
                 notes.append((r["label"] + " " + r["work"], t["rps"], base["throughput"]["rps"],
                               statistics.median(ratios)))
-        lines += ["Throughput with %d connections (wrk, closed loop, %d s per run):" % (config["connections"], data["seconds"]), ""]
-        lines += table(["Server", "Threads", "Work", "req/s", "vs work-stealing¹", "p50 ms", "p99 ms",
-                        "max ms", "errors"], body, left=3)
+        lines += folded("Throughput with %d connections (wrk, closed loop, %d s per run): every row"
+                        % (config["connections"], data["seconds"]),
+                        table(["Server", "Threads", "Work", "req/s", "vs work-stealing¹", "p50 ms", "p99 ms",
+                               "max ms", "errors"], body, left=3))
         body = []
         for r in config["rows"]:
             if "unavailable" in r:
@@ -347,12 +349,13 @@ def chart(data):
             lat = r["latency"]
             body.append([r["label"], str(r["threads"]), r["work"], format(lat["rate"], ","),
                          "%.2f" % lat["p50_ms"], "%.2f" % lat["p99_ms"],
-                         "%.2f×" % statistics.median(ratios) if ratios else "–", "%.1f" % lat["max_ms"],
+                         ratio_cell(ratios) if ratios else "–", "%.1f" % lat["max_ms"],
                          str(lat["errors"])])
-        lines += ["", "Latency at a fixed rate, half the slowest server's throughput (oha, open loop, "
-                  "each request timed from when it was due: `-q RATE --latency-correction`):", ""]
-        lines += table(["Server", "Threads", "Work", "rate req/s", "p50 ms", "p99 ms", "p99 vs work-stealing²",
-                        "max ms", "errors"], body, left=3)
+        lines += [""] + folded("Latency at a fixed rate, half the slowest server's throughput (oha, open "
+                               "loop, each request timed from when it was due: `-q RATE "
+                               "--latency-correction`): every row",
+                               table(["Server", "Threads", "Work", "rate req/s", "p50 ms", "p99 ms",
+                                      "p99 vs work-stealing²", "max ms", "errors"], body, left=3))
         gen = [x["generator_cpu_s"] / data["seconds"] for r in rows for x in r["throughput"]["runs"]]
         lines += ["", "The load generator (wrk) used %.2f of the machine's %d cores on average during the "
                   "throughput runs (%s)." % (statistics.mean(gen), data["machine"]["cores"],

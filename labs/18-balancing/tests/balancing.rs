@@ -1,15 +1,23 @@
 //! Lab 18's tests: first `Policy::pick` on queues built by hand (and on many generated
 //! ones), checked on the step it returns and on the queues it leaves; then whole runs of
 //! the simulator, checked on their numbers (exact integers: virtual time has no noise) and
-//! on their trace (which core ran which step, and when). Some runs pin the given
-//! simulator's results exactly, so a run cannot be made green by editing the experiment.
+//! on their trace (which core ran which step, and when, checked step by step against the
+//! rule). Some runs pin the given simulator's results exactly, so a run cannot be made
+//! green by editing the experiment.
+//!
+//! `pick` cannot tell a test from a run: a queue's count of looks starts from 0 at every
+//! call in both, and the hand-built steps' connections are unrelated to their ages, as in
+//! a run. So a pick that behaves one way here and another there fails the runs' checks.
 //!
 //! Every test runs under a wall-clock watchdog: a `pick` that searches forever for a
 //! step must fail the test, not hang it.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use balancing::{Load, Micros, Policy, Ready, Report, Run, RunQueue, simulate, skewed, uniform};
+use balancing::{
+    Load, Micros, Policy, Ready, Report, Run, RunQueue, mix, simulate, skewed, uniform,
+};
 
 const STUCK: &str = "the test did not finish: does `pick` loop forever looking for a step \
                      when every queue is empty? It must return None then.";
@@ -25,19 +33,27 @@ const POLICIES: [Policy; 2] = [Policy::PerConnection, Policy::WorkStealing];
 // ---------------------------------------------------------------------------------------
 // `pick` on queues built by hand.
 
-/// Queues from lists of seqs, one list per core, oldest first. (`pick` never reads a
-/// step's connection; each step gets its seq as one.)
+/// Queues from lists of seqs, one list per core, oldest first.
 fn queues(cores: &[&[u64]]) -> Vec<RunQueue> {
     cores.iter().map(|q| build(q)).collect()
 }
 
 fn build(seqs: &[u64]) -> RunQueue {
-    seqs.iter()
-        .map(|&seq| Ready {
-            seq,
-            conn: seq as usize,
-        })
-        .collect()
+    seqs.iter().map(|&seq| ready(seq)).collect()
+}
+
+/// A waiting step. `pick` has no use for a step's connection; each gets one drawn from its
+/// seq, unrelated to its age, as in a run (where connection numbers say nothing of age).
+fn ready(seq: u64) -> Ready {
+    Ready {
+        seq,
+        conn: (mix(seq) % 4096) as usize,
+    }
+}
+
+/// `n` empty queues.
+fn empty(n: usize) -> Vec<RunQueue> {
+    (0..n).map(|_| RunQueue::default()).collect()
 }
 
 fn seqs(queues: &[RunQueue]) -> Vec<Vec<u64>> {
@@ -140,21 +156,26 @@ fn diagnose(
         }
     } else if !own.is_empty() {
         if got == own.last().copied() && own.len() > 1 {
-            "a core runs its own queue oldest first: it took its newest step (the back)".to_owned()
+            format!(
+                "a core runs its own queue oldest first, however long it is (here {} steps): \
+                 it took its newest step (the back)",
+                own.len()
+            )
         } else {
             "a core with steps of its own runs the oldest of them (the front of its own \
              queue), whatever the policy, and takes nothing from other cores"
                 .to_owned()
         }
     } else if policy == Policy::PerConnection {
-        "per connection, a core whose queue is empty stays idle (None), however long the \
-         other queues are: their steps belong to connections given to other cores"
+        "per connection, a core whose queue is empty stays idle (None), whatever the other \
+         queues hold, however many cores there are and however old the steps: those steps \
+         belong to connections given to other cores"
             .to_owned()
     } else if got.is_none() {
         let far = if n > 12 {
             format!(
-                ". On {n} cores: does the search stop after a fixed number of cores, or look \
-                 only at near ones?"
+                ". On {n} cores: does the search stop after a fixed number of cores (64 is no \
+                 limit either), or look only at near ones?"
             )
         } else {
             String::new()
@@ -185,13 +206,31 @@ fn diagnose(
             }
             Some((c, _)) => {
                 let distance = |a: usize, b: usize| a.abs_diff(b).min(n - a.abs_diff(b));
-                let detail = if before[c].len() > before[v].len() {
+                // Whether `s` looks older than `best` once cut to fewer bits.
+                let cut = (s as u16) < (best as u16)
+                    || (s as u32) < (best as u32)
+                    || (s as i64) < (best as i64)
+                    || (s as f64) <= (best as f64);
+                let detail = if cut {
+                    format!(
+                        "are the seqs cut to fewer bits (`as u16`, `as u32`, `as i64`, `as f64`) \
+                         before they are compared? A seq is a u64: a long run passes 65,536 \
+                         steps, then 2^32, and {best} < {s} only as the whole number"
+                    )
+                } else if before[c].len() > before[v].len() {
                     format!(
                         "core {c}'s queue holds {} steps and core {v}'s only {}: the victim \
                          is the queue whose front has waited longest, not the longest queue \
                          or one with a backlog (a lone step can be the oldest)",
                         before[c].len(),
                         before[v].len()
+                    )
+                } else if before[v].len() > before[c].len() {
+                    format!(
+                        "core {v}'s queue holds {} steps and core {c}'s only {}: a long queue \
+                         is a victim like any other, however long, and its front is what counts",
+                        before[v].len(),
+                        before[c].len()
                     )
                 } else if distance(core, v) > distance(core, c) {
                     format!(
@@ -299,6 +338,26 @@ fn per_connection_never_takes_another_cores_step() {
                 &mut q,
                 "per connection, on 16 cores with a backlog of 5 on every odd core",
             );
+        }
+        // Bigger machines, and runs that have gone on for a while: seqs past 2^20 and 2^32
+        // (a million steps and four billion). Still not core 0's connections, nor any
+        // idle core's.
+        for (n, first) in [(65u64, 1 << 20), (100, 1 << 32), (128, u64::MAX - 1_000)] {
+            let mut q: Vec<RunQueue> = (0..n)
+                .map(|c| build(&[first + c, first + n + c, first + 2 * n + c]))
+                .collect();
+            for core in [0, 1, 63, 64, n as usize / 2, n as usize - 1] {
+                q[core] = RunQueue::default();
+                check(
+                    Policy::PerConnection,
+                    core,
+                    &mut q,
+                    &format!(
+                        "per connection, on {n} cores with 3 steps on almost every core, seqs \
+                         from {first}"
+                    ),
+                );
+            }
         }
     });
 }
@@ -413,6 +472,102 @@ fn a_thief_steals_from_a_deep_backlog() {
 }
 
 #[test]
+fn long_queues_are_served_from_the_front() {
+    guarded(|| {
+        for len in [13u64, 20, 100] {
+            // A long queue of its own, and older steps elsewhere: its own front, under
+            // both policies.
+            let own: Vec<u64> = (1..=len).map(|i| 10 * i).collect();
+            for policy in POLICIES {
+                let mut q = queues(&[&[1, 2], &own, &[3]]);
+                check(
+                    policy,
+                    1,
+                    &mut q,
+                    &format!("core 1 has {len} steps of its own: it runs the oldest of them"),
+                );
+            }
+            // The oldest step at the front of a long queue, a younger one alone elsewhere:
+            // the thief takes the long queue's front, and only that.
+            let long: Vec<u64> = (1..=len).map(|i| 2 * i).collect();
+            let mut q = queues(&[&[], &[3], &long, &[]]);
+            for _ in 0..3 {
+                check(
+                    Policy::WorkStealing,
+                    0,
+                    &mut q,
+                    &format!(
+                        "core 0 is idle; core 2 holds {len} steps (fewer after each call), \
+                         the oldest at its front"
+                    ),
+                );
+            }
+            // The long queue is the only one with steps.
+            let mut q = queues(&[&long, &[], &[]]);
+            check(
+                Policy::WorkStealing,
+                2,
+                &mut q,
+                &format!("core 2 is idle; only core 0 has steps, {len} of them"),
+            );
+        }
+    });
+}
+
+#[test]
+fn seqs_past_u16_and_u32_still_order_the_steps() {
+    guarded(|| {
+        // A run of a few seconds passes 65,536 steps; a long one passes 2^32. Seqs compare
+        // as the u64s they are. (core 0 is the thief.)
+        let cases: [&[&[u64]]; 7] = [
+            &[&[], &[65_541], &[10]],
+            &[&[], &[65_535, 65_540], &[65_537]],
+            &[&[], &[(1 << 32) + 3], &[7]],
+            &[&[], &[(1 << 32) + 1], &[(1 << 32) - 1]],
+            &[&[], &[(1 << 63) + 5], &[1 << 62]],
+            &[&[], &[(1 << 53) + 1], &[1 << 53]],
+            &[&[], &[u64::MAX - 1], &[u64::MAX - 2], &[u64::MAX]],
+        ];
+        for case in cases {
+            let mut q = queues(case);
+            check(
+                Policy::WorkStealing,
+                0,
+                &mut q,
+                "core 0 should steal the step with the smallest seq, a large one",
+            );
+        }
+        // The same thief, again and again, on seqs around 65,536: the oldest each time.
+        let mut q = queues(&[&[], &[65_530, 65_537, 65_541], &[65_533, 65_535], &[65_536]]);
+        for _ in 0..6 {
+            check(
+                Policy::WorkStealing,
+                0,
+                &mut q,
+                "the same thief asked again, on seqs around 65,536",
+            );
+        }
+        // Its own queue first, whatever the seqs; per connection, nothing else.
+        for policy in POLICIES {
+            let mut q = queues(&[&[u64::MAX - 5, u64::MAX - 4], &[1], &[1 << 40]]);
+            check(
+                policy,
+                0,
+                &mut q,
+                "core 0 has steps of its own, with large seqs",
+            );
+        }
+        let mut q = queues(&[&[], &[1 << 20], &[1 << 40]]);
+        check(
+            Policy::PerConnection,
+            0,
+            &mut q,
+            "per connection, core 0 has nothing of its own and the others' seqs are large",
+        );
+    });
+}
+
+#[test]
 fn a_thief_steals_the_oldest_again_and_again() {
     guarded(|| {
         // The same queues, asked again and again: each time the oldest front wins, so the
@@ -430,8 +585,8 @@ fn a_thief_steals_the_oldest_again_and_again() {
             assert_eq!(got, Some(want));
         }
         // New steps arrive at the backs, as they do in a run; two thieves take turns.
-        q[1].push_back(Ready { seq: 10, conn: 10 });
-        q[2].push_back(Ready { seq: 11, conn: 11 });
+        q[1].push_back(ready(10));
+        q[2].push_back(ready(11));
         q.push(RunQueue::default());
         for (i, want) in (5..=11).enumerate() {
             let thief = if i % 2 == 0 { 0 } else { 4 };
@@ -464,19 +619,33 @@ fn a_thief_looks_at_every_other_core() {
     });
 }
 
+#[test]
+fn a_thief_looks_at_every_other_core_past_64() {
+    guarded(|| {
+        // Machines of more than 64 cores: a search that stops at core 64, keeps 64 fronts
+        // in a fixed array, or looks 32 cores either way finds nothing beyond.
+        for n in [65, 100, 128] {
+            a_thief_looks_at_every_other_core_of(n);
+        }
+    });
+}
+
 /// Every thief finds a step waiting on any other core of `n`, and the oldest of them.
 fn a_thief_looks_at_every_other_core_of(n: usize) {
     // Every thief on small machines; on 64 cores, the thieves at both ends and in the
-    // middle (every victim still), to keep the test fast.
+    // middle; past 64, at both ends and either side of core 64 (every victim still, for
+    // every thief), to keep the test fast.
     let thieves: Vec<usize> = if n <= 16 {
         (0..n).collect()
-    } else {
+    } else if n <= 64 {
         vec![0, 1, 2, n / 2 - 1, n / 2, n - 3, n - 2, n - 1]
+    } else {
+        vec![0, 63, 64, n - 1]
     };
     for thief in thieves {
         for victim in (0..n).filter(|&v| v != thief) {
             // One waiting step, on `victim`'s queue.
-            let mut q: Vec<RunQueue> = vec![RunQueue::default(); n];
+            let mut q: Vec<RunQueue> = empty(n);
             q[victim] = build(&[7]);
             check(
                 Policy::WorkStealing,
@@ -503,7 +672,7 @@ fn nothing_to_run_means_none() {
     guarded(|| {
         for policy in POLICIES {
             for n in [1, 2, 3, 4, 16, 64] {
-                let mut q: Vec<RunQueue> = vec![RunQueue::default(); n];
+                let mut q: Vec<RunQueue> = empty(n);
                 for core in 0..n {
                     check(
                         policy,
@@ -529,20 +698,29 @@ impl Rng {
     }
 }
 
-/// Random queues on `n` cores: about half of them empty, the others 1 to 8 steps long,
-/// with the steps' ages shuffled across queues (each queue still oldest first).
+/// Random queues on `n` cores: about half of them empty, the others 1 to 20 steps long,
+/// with the steps' ages shuffled across queues (each queue still oldest first). The seqs
+/// are those of a young run, or of one that is passing 2^16, 2^32 or 2^53 steps (the seqs
+/// straddle the boundary), or of one near the end of u64.
 fn generated(rng: &mut Rng, n: usize) -> Vec<Vec<u64>> {
     let lengths: Vec<usize> = (0..n)
         .map(|_| {
             if rng.below(2) == 0 {
                 0
             } else {
-                1 + rng.below(8) as usize
+                1 + rng.below(20) as usize
             }
         })
         .collect();
     let total: usize = lengths.iter().sum();
-    let base = rng.below(1000);
+    let straddle = |rng: &mut Rng, boundary: u64| boundary - rng.below(total as u64 + 1);
+    let base = match rng.below(5) {
+        0 => rng.below(1000),
+        1 => straddle(rng, 1 << 16),
+        2 => straddle(rng, 1 << 32),
+        3 => straddle(rng, 1 << 53),
+        _ => u64::MAX - 10_000 - rng.below(1000),
+    };
     let mut ages: Vec<u64> = (0..total as u64).map(|a| base + a).collect();
     for i in (1..ages.len()).rev() {
         ages.swap(i, rng.below(i as u64 + 1) as usize);
@@ -562,12 +740,12 @@ fn generated(rng: &mut Rng, n: usize) -> Vec<Vec<u64>> {
 #[test]
 fn pick_follows_the_rule_on_generated_queues() {
     guarded(|| {
-        // 600 queue sets no one wrote by hand, on 2 to 64 cores: the step returned and the
-        // queues left must be the rule's every time. Each set is asked three times
+        // 660 queue sets no one wrote by hand, on 2 to 128 cores: the step returned and
+        // the queues left must be the rule's every time. Each set is asked three times
         // in a row, with a new step arriving between calls, as in a run.
         let mut rng = Rng(0x1818_2024_0bad_cafe);
-        for n in [2, 3, 4, 5, 7, 8, 13, 16, 31, 64] {
-            for case in 0..60 {
+        for n in [2, 3, 4, 5, 7, 8, 13, 16, 31, 64, 65, 100, 128] {
+            for case in 0..if n > 64 { 20 } else { 60 } {
                 let lists = generated(&mut rng, n);
                 let first_new = lists.iter().flatten().max().map_or(0, |m| m + 1);
                 let mut q: Vec<RunQueue> = lists.iter().map(|l| build(l)).collect();
@@ -583,10 +761,7 @@ fn pick_follows_the_rule_on_generated_queues() {
                     check(Policy::WorkStealing, thief, &mut q, &context);
                     let seq = first_new + call;
                     let to = rng.below(n as u64) as usize;
-                    q[to].push_back(Ready {
-                        seq,
-                        conn: seq as usize,
-                    });
+                    q[to].push_back(ready(seq));
                 }
             }
         }
@@ -599,12 +774,12 @@ const LOOKS_PER_QUEUE: u64 = 4;
 #[test]
 fn a_thief_does_not_spin() {
     guarded(|| {
-        for n in [1usize, 2, 16, 64] {
+        for n in [1usize, 2, 16, 64, 128] {
             for policy in POLICIES {
                 let scenes: [(&str, Vec<RunQueue>); 3] = [
-                    ("every queue empty", vec![RunQueue::default(); n]),
+                    ("every queue empty", empty(n)),
                     ("one step, on the last core", {
-                        let mut q = vec![RunQueue::default(); n];
+                        let mut q = empty(n);
                         q[n - 1] = build(&[7]);
                         q
                     }),
@@ -622,7 +797,14 @@ fn a_thief_does_not_spin() {
                         format!("{n} cores")
                     };
                     let context = format!("{policy:?} on {machine}, {scene}");
-                    let (_, looks) = check_counting(policy, 0, &mut q, &context);
+                    let (got, looks) = check_counting(policy, 0, &mut q, &context);
+                    assert!(
+                        got.is_none() || looks > 0,
+                        "{context}: pick took a step out of a queue, yet the queues counted no \
+                         look. RunQueue counts every call made on it (front, pop_front, len, \
+                         ...): that counting is part of the given simulator, and the tests \
+                         measure pick with it. Undo the change to RunQueue."
+                    );
                     let budget = LOOKS_PER_QUEUE * n as u64;
                     assert!(
                         looks <= budget,
@@ -636,6 +818,55 @@ fn a_thief_does_not_spin() {
                     );
                 }
             }
+        }
+    });
+}
+
+/// Cores of the machine in `one_pass_over_the_queues_on_a_huge_machine`: more than any
+/// real machine has, so that work that grows with the square of the cores shows.
+const HUGE: u64 = 200_000;
+
+#[test]
+fn one_pass_over_the_queues_on_a_huge_machine() {
+    let stuck = "one steal on a machine of 200,000 cores took more than 2 seconds, where one \
+                 pass over the queues takes milliseconds: does pick compare every front with \
+                 every other (work that grows with the square of the cores), or copy the \
+                 queues again and again? Read each front once, keeping the oldest seen so far";
+    lab_support::within(Duration::from_secs(2), stuck, || {
+        // Core 0 is idle; every other core holds one step. The oldest waits on the last
+        // core, then on core 1: the fronts in falling order, then in rising order.
+        for falling in [true, false] {
+            let mut q: Vec<RunQueue> = (0..HUGE)
+                .map(|c| {
+                    if c == 0 {
+                        RunQueue::default()
+                    } else if falling {
+                        build(&[10 * HUGE - c])
+                    } else {
+                        build(&[10 * HUGE + c])
+                    }
+                })
+                .collect();
+            let (oldest, victim) = if falling {
+                (9 * HUGE + 1, HUGE as usize - 1)
+            } else {
+                (10 * HUGE + 1, 1)
+            };
+            let got = Policy::WorkStealing.pick(0, &mut q).map(|r| r.seq);
+            let looks: u64 = q.iter().map(RunQueue::looks).sum();
+            assert!(
+                got == Some(oldest) && q[victim].is_empty(),
+                "on 200,000 cores, core 0 idle and one step on every other core, the oldest \
+                 (step {oldest}) on core {victim}: pick returned {}; it should take step \
+                 {oldest} out of core {victim}'s queue (the tests of pick on smaller \
+                 machines show what went wrong in more detail)",
+                show_step(got)
+            );
+            assert!(
+                looks <= LOOKS_PER_QUEUE * HUGE,
+                "on 200,000 cores, pick looked at the queues {looks} times to make one \
+                 decision: at most {LOOKS_PER_QUEUE} per queue"
+            );
         }
     });
 }
@@ -957,6 +1188,153 @@ fn skewed_run_work_stealing_exactly() {
     });
 }
 
+// The same load on 8 and 64 cores (for 20 ms and 3 ms), pinned the same way and
+// cross-checked by the same separate re-implementation. Each runs once with a trace and
+// once without: a trace records the steps, and changes nothing else in the report.
+#[test]
+fn skewed_runs_on_8_cores_exactly() {
+    guarded(|| {
+        let load = bigger(8);
+        for (policy, want) in [
+            (
+                Policy::PerConnection,
+                Figures {
+                    completed: 1787,
+                    throughput: 89_350,
+                    p50: 80,
+                    p99: 180,
+                    max: 200,
+                    latency_sum: 141_120,
+                    migrations: 0,
+                    idle_while_waiting: 23_790,
+                    picks: 16_008,
+                    steps_traced: 10_849,
+                },
+            ),
+            (
+                Policy::WorkStealing,
+                Figures {
+                    completed: 1965,
+                    throughput: 98_250,
+                    p50: 60,
+                    p99: 130,
+                    max: 140,
+                    latency_sum: 123_650,
+                    migrations: 1006,
+                    idle_while_waiting: 0,
+                    picks: 16_008,
+                    steps_traced: 11_900,
+                },
+            ),
+        ] {
+            let traced = run(policy, &load, skewed(SEED, 10, 10, 10));
+            pin(
+                &format!("{policy:?}, skewed work on 8 cores"),
+                &traced,
+                want,
+            );
+            untraced_is_the_same(policy, &load, &traced);
+        }
+    });
+}
+
+#[test]
+fn skewed_runs_on_64_cores_exactly() {
+    guarded(|| {
+        let load = Load {
+            trace: false,
+            ..bigger(64)
+        };
+        for (policy, want) in [
+            (
+                Policy::PerConnection,
+                Figures {
+                    completed: 2141,
+                    throughput: 713_666,
+                    p50: 80,
+                    p99: 190,
+                    max: 220,
+                    latency_sum: 169_950,
+                    migrations: 0,
+                    idle_while_waiting: 38_670,
+                    picks: 19_264,
+                    steps_traced: 0,
+                },
+            ),
+            (
+                Policy::WorkStealing,
+                Figures {
+                    completed: 2398,
+                    throughput: 799_333,
+                    p50: 60,
+                    p99: 130,
+                    max: 150,
+                    latency_sum: 146_610,
+                    migrations: 1413,
+                    idle_while_waiting: 0,
+                    picks: 19_264,
+                    steps_traced: 0,
+                },
+            ),
+        ] {
+            let untraced = run(policy, &load, skewed(SEED, 10, 10, 10));
+            pin(
+                &format!("{policy:?}, skewed work on 64 cores, without a trace"),
+                &untraced,
+                want,
+            );
+        }
+    });
+}
+
+/// The run of `traced` again without a trace: the same report but for the trace.
+fn untraced_is_the_same(policy: Policy, load: &Load, traced: &Report) {
+    let untraced = run(
+        policy,
+        &Load {
+            trace: false,
+            ..load.clone()
+        },
+        skewed(SEED, 10, 10, 10),
+    );
+    let want = Report {
+        runs: Vec::new(),
+        ..traced.clone()
+    };
+    if untraced != want {
+        let differ = |a: &Report, b: &Report| {
+            let mut fields = Vec::new();
+            if a.latencies != b.latencies {
+                fields.push("latencies (in their order too: sorted)");
+            }
+            if (a.completed, a.throughput) != (b.completed, b.throughput) {
+                fields.push("completed, throughput");
+            }
+            if (a.migrations, a.idle_while_waiting) != (b.migrations, b.idle_while_waiting) {
+                fields.push("migrations, idle_while_waiting");
+            }
+            if (a.picks, a.looks) != (b.picks, b.looks) {
+                fields.push("picks, looks");
+            }
+            if !a.runs.is_empty() {
+                fields.push("runs (a trace was kept)");
+            }
+            fields.join("; ")
+        };
+        panic!(
+            "{policy:?} on {} cores: the same run with `trace: false` gave another report than \
+             with `trace: true` (they differ in: {}). A trace only records the steps; with \
+             it or without, the figures are the same (p99 {} vs {}). Both come from the \
+             given simulator and your pick: if pick is the rule's, the simulator was \
+             changed; undo that.",
+            load.cores,
+            differ(&untraced, &want),
+            untraced.p99(),
+            want.p99()
+        );
+    }
+}
+
 #[test]
 fn uniform_work_gives_equal_throughput() {
     guarded(|| {
@@ -1005,20 +1383,149 @@ fn skewed_work_gives_stealing_a_lower_p99() {
 #[test]
 fn per_connection_never_moves_a_step() {
     guarded(|| {
-        let load = light(4);
-        let report = run(Policy::PerConnection, &load, skewed(SEED, 10, 10, 10));
-        for r in &report.runs {
-            assert_eq!(
-                r.core,
-                r.conn % load.cores,
-                "{} ran on core {}, but the connection was given to core {}: per \
-                 connection, every step runs where its connection lives",
-                where_ran(r),
-                r.core,
-                r.conn % load.cores
-            );
+        for load in [light(4), bigger(8), bigger(64)] {
+            let report = run(Policy::PerConnection, &load, skewed(SEED, 10, 10, 10));
+            for r in &report.runs {
+                assert_eq!(
+                    r.core,
+                    r.conn % load.cores,
+                    "with {} cores, {} ran on core {}, but the connection was given to core \
+                     {}: per connection, every step runs where its connection lives",
+                    load.cores,
+                    where_ran(r),
+                    r.core,
+                    r.conn % load.cores
+                );
+            }
+            assert_eq!(report.migrations, 0);
         }
-        assert_eq!(report.migrations, 0);
+    });
+}
+
+/// The light load on 8 or 64 cores, for a shorter time (20 ms on 8 cores, 3 ms on 64), so
+/// that a run stays quick to simulate and to check.
+fn bigger(cores: usize) -> Load {
+    Load {
+        duration: if cores > 8 { 3_000 } else { 20_000 },
+        ..light(cores)
+    }
+}
+
+/// From the trace: the first step that ran against the rule, as a message. At each instant
+/// the simulator asks the idle cores, those with steps of their own first (each must run
+/// the front of its own queue), then the others in core order (each must take the oldest
+/// step still waiting, or, per connection, nothing). A step waits in the queue of the core
+/// that ran its connection's latest step (at first, the core the connection was given).
+fn against_the_rule(policy: Policy, report: &Report, load: &Load) -> Option<String> {
+    let runs = &report.runs;
+    let n = load.cores;
+    // The queue each traced step waited in, following each connection's steps in order.
+    let mut by_seq: Vec<usize> = (0..runs.len()).collect();
+    by_seq.sort_by_key(|&i| runs[i].seq);
+    let mut latest: Vec<usize> = (0..load.connections).map(|c| c % n).collect();
+    let mut queue = vec![0; runs.len()];
+    for &i in &by_seq {
+        queue[i] = latest[runs[i].conn];
+        latest[runs[i].conn] = runs[i].core;
+    }
+    let mut by_ready = by_seq.clone();
+    by_ready.sort_by_key(|&i| (runs[i].ready_at, runs[i].seq));
+    let mut starts: BTreeMap<Micros, Vec<usize>> = BTreeMap::new();
+    for (i, r) in runs.iter().enumerate() {
+        starts.entry(r.start).or_default().push(i);
+    }
+    // The steps waiting at the instant, all of them and per queue, as (seq, index).
+    let mut waiting: BTreeSet<(u64, usize)> = BTreeSet::new();
+    let mut waiting_on: Vec<BTreeSet<(u64, usize)>> = vec![BTreeSet::new(); n];
+    let mut next = 0;
+    let older = |o: usize| {
+        format!(
+            "{} (seq {}, waiting on core {} since {} µs) had waited longer",
+            where_ran(&runs[o]),
+            runs[o].seq,
+            queue[o],
+            runs[o].ready_at
+        )
+    };
+    for (&t, started) in &starts {
+        while let Some(&i) = by_ready.get(next).filter(|&&i| runs[i].ready_at <= t) {
+            waiting.insert((runs[i].seq, i));
+            waiting_on[queue[i]].insert((runs[i].seq, i));
+            next += 1;
+        }
+        let (own, mut stolen): (Vec<usize>, Vec<usize>) =
+            started.iter().partition(|&&i| runs[i].core == queue[i]);
+        for i in own {
+            let (_, first) = *waiting_on[queue[i]].first().expect("the step waits");
+            if first != i {
+                return Some(format!(
+                    "{policy:?} on {n} cores: at {t} µs core {} ran {} (seq {}) from its own \
+                     queue, but {}: a core runs its own queue oldest first",
+                    runs[i].core,
+                    where_ran(&runs[i]),
+                    runs[i].seq,
+                    older(first)
+                ));
+            }
+            waiting.remove(&(runs[i].seq, i));
+            waiting_on[queue[i]].remove(&(runs[i].seq, i));
+        }
+        stolen.sort_by_key(|&i| runs[i].core);
+        for i in stolen {
+            let thief = runs[i].core;
+            let why = if policy == Policy::PerConnection {
+                "per connection, a core runs only its own queue".to_owned()
+            } else if let Some(&(_, mine)) = waiting_on[thief].first() {
+                format!(
+                    "its own queue still held {}: a core with steps of its own runs them",
+                    where_ran(&runs[mine])
+                )
+            } else {
+                let (_, first) = *waiting.first().expect("the step waits");
+                if first == i {
+                    String::new()
+                } else {
+                    format!(
+                        "{}: in a run as on the queues built by hand, a thief takes the \
+                         oldest step waiting anywhere",
+                        older(first)
+                    )
+                }
+            };
+            if !why.is_empty() {
+                return Some(format!(
+                    "{policy:?} on {n} cores: at {t} µs core {thief} took {} (seq {}) from core \
+                     {}'s queue, but {why}",
+                    where_ran(&runs[i]),
+                    runs[i].seq,
+                    queue[i]
+                ));
+            }
+            waiting.remove(&(runs[i].seq, i));
+            waiting_on[queue[i]].remove(&(runs[i].seq, i));
+        }
+    }
+    None
+}
+
+#[test]
+fn every_steal_of_a_run_follows_the_rule() {
+    guarded(|| {
+        // Whole runs, step by step: `pick` must do in the simulator exactly what it does
+        // on the queues built by hand, on small machines (10 ms each) and on big ones.
+        // (Per connection's runs are checked by per_connection_never_moves_a_step and the
+        // pinned runs.)
+        let short = |cores| Load {
+            duration: 10_000,
+            ..light(cores)
+        };
+        for load in [short(2), short(3), short(5), bigger(8), bigger(64)] {
+            let policy = Policy::WorkStealing;
+            let report = run(policy, &load, skewed(SEED, 10, 10, 10));
+            if let Some(why) = against_the_rule(policy, &report, &load) {
+                panic!("{why}");
+            }
+        }
     });
 }
 

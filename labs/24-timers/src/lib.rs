@@ -63,7 +63,9 @@ impl Report {
 // ANCHOR: starter (the book quotes the code from here to the ANCHOR_END line)
 /// Fires every timer at its deadline: each one calls `handler.on_fire(id)` and is
 /// recorded, in the order the handlers were called, the moment it fires. Handlers may
-/// overlap; the function returns when every handler has finished.
+/// overlap; the function returns when every handler has finished. Every timer given fires
+/// once (two identical timers fire twice), one already due fires at once, and none fires
+/// before its deadline. Timers due at the same instant fire in no particular order.
 pub async fn fire_all<H: Handler>(timers: &[Timer], handler: &H) -> Report {
     let report = Mutex::new(Report::default());
     join_all(timers.iter().map(|timer| async {
@@ -83,7 +85,9 @@ pub async fn fire_all<H: Handler>(timers: &[Timer], handler: &H) -> Report {
 /// A periodic timer: calls `handler.on_fire(k)` for k = 1..=count, due at
 /// `start + k * period`, where `start` is when `tick` was called. One tick at a time:
 /// tick k+1 waits for tick k's handler. A tick that cannot fire on time fires as soon as
-/// it can, and the ticks after it keep the original schedule.
+/// it can, however late, and the ticks after it keep the original schedule. A zero
+/// `period` makes every tick due at the start. `count` may be `u32::MAX` (tick until the
+/// caller drops the future), so the report grows as ticks fire.
 pub async fn tick<H: Handler>(period: Duration, count: u32, handler: &H) -> Report {
     let start = Instant::now();
     let mut report = Report::default();

@@ -3,16 +3,24 @@
 //! "returned at 21 ms" are exact. The handler is a fake that borrows from the test and
 //! keeps its state in `Rc`, `Cell` and `RefCell`. Each run is under two watchdogs: a poll
 //! budget (a busy loop fails at once) and a wall-clock limit (a thread blocked on a lock
-//! fails as soon as it has been blocked for a second, instead of hanging).
+//! fails as soon as it has been blocked for a second, instead of hanging). The test binary's allocator counts the bytes each
+//! thread asks for.
 
 use std::cell::{Cell, RefCell};
+use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::rc::Rc;
 use std::time::Duration;
 
+use lab_support::byte_alloc::{ByteCountingAllocator, allocated_bytes};
 use lab_support::{PollBudget, within_unblocked};
 use timers::{Handler, Report, Timer, fire_all, tick};
 use tokio::time::{Instant, sleep};
+
+// Counts the bytes each thread allocates: a periodic timer told to run "for ever" must not
+// reserve room for every tick up front.
+#[global_allocator]
+static ALLOCATOR: ByteCountingAllocator = ByteCountingAllocator;
 
 const MS: Duration = Duration::from_millis(1);
 const SECOND: Duration = Duration::from_secs(1);
@@ -21,8 +29,8 @@ const SECOND: Duration = Duration::from_secs(1);
 /// A fake handler: records who was called and when, then "works" for a while.
 struct Recorder<'a> {
     start: Instant,
-    /// (id, ms since the start) of every call, in call order. Borrowed from the test.
-    calls: &'a RefCell<Vec<(u32, u64)>>,
+    /// (id, time since the start) of every call, in call order. Borrowed from the test.
+    calls: &'a RefCell<Vec<(u32, Duration)>>,
     /// How long the handler for `id` takes.
     work: fn(u32) -> Duration,
     /// How long the handler for `id` keeps the thread busy first, as CPU work would: in
@@ -35,8 +43,7 @@ struct Recorder<'a> {
 
 impl Handler for Recorder<'_> {
     async fn on_fire(&self, id: u32) {
-        let ms = self.start.elapsed().as_millis() as u64;
-        self.calls.borrow_mut().push((id, ms));
+        self.calls.borrow_mut().push((id, self.start.elapsed()));
         let _running = Running::enter(&self.running, &self.peak);
         let hog = (self.hog)(id);
         if !hog.is_zero() {
@@ -72,12 +79,19 @@ struct Outcome {
     calls: Vec<(u32, u64)>,
     /// (id, deadline ms, fired ms) of the report, in its order.
     report: Vec<(u32, u64, u64)>,
+    /// `calls` to the nanosecond: (id, time since the start).
+    exact_calls: Vec<(u32, Duration)>,
+    /// `report` to the nanosecond: (id, deadline, fired), as times since the start (a
+    /// deadline before the start counts as zero).
+    exact_report: Vec<(u32, Duration, Duration)>,
     max_lateness: Duration,
     mean_lateness: Duration,
     /// When the function returned, ms after the start.
     returned_at: u64,
     peak: usize,
     finished: usize,
+    /// Bytes the run asked the allocator for, from the call to its end.
+    allocated: usize,
 }
 
 const STUCK: &str = "the runtime's only thread is stuck. Blocked: a std MutexGuard held \
@@ -88,7 +102,7 @@ const STUCK: &str = "the runtime's only thread is stuck. Blocked: a std MutexGua
     runs, so the deadline it waits for never comes.";
 
 /// Runs `what` (fire_all or tick, given the handler) in paused time on a fresh
-/// current-thread runtime, under a poll budget and a wall-clock watchdog: 10 s, or one
+/// current-thread runtime, under a poll budget and a wall-clock watchdog: 5 s, or one
 /// second in which the thread is blocked (nothing here waits on the OS: the clock is paused).
 fn run(deadlines_ms: Vec<u64>, work: fn(u32) -> Duration, max_polls: usize, what: What) -> Outcome {
     run_hogging(deadlines_ms, |_| Duration::ZERO, work, max_polls, what)
@@ -102,7 +116,23 @@ fn run_hogging(
     max_polls: usize,
     what: What,
 ) -> Outcome {
-    within_unblocked(10 * SECOND, SECOND, STUCK, move || {
+    let timers = deadlines_ms
+        .iter()
+        .enumerate()
+        .map(|(id, &ms)| (id as u32, Duration::from_millis(ms)))
+        .collect();
+    run_timers(timers, hog, work, max_polls, what)
+}
+
+/// `run_hogging`, with the timers given as (id, deadline after the start): ids may repeat.
+fn run_timers(
+    timers: Vec<(u32, Duration)>,
+    hog: fn(u32) -> Duration,
+    work: fn(u32) -> Duration,
+    max_polls: usize,
+    what: What,
+) -> Outcome {
+    within_unblocked(5 * SECOND, SECOND, STUCK, move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .start_paused(true)
@@ -120,20 +150,37 @@ fn run_hogging(
                 peak: Cell::new(0),
                 finished: Cell::new(0),
             };
-            let timers: Vec<Timer> = deadlines_ms
+            let timers: Vec<Timer> = timers
                 .iter()
-                .enumerate()
-                .map(|(id, &ms)| Timer {
-                    id: id as u32,
-                    deadline: start + Duration::from_millis(ms),
+                .map(|&(id, after)| Timer {
+                    id,
+                    deadline: start + after,
                 })
                 .collect();
+            let (timers, handler) = (&timers, &handler);
             let run: Pin<Box<dyn Future<Output = Report> + '_>> = match what {
-                What::FireAll => Box::pin(fire_all(&timers, &handler)),
-                What::Tick { period, count } => Box::pin(tick(period, count, &handler)),
+                What::FireAll => Box::pin(fire_all(timers, handler)),
+                What::FireAllAt(at) => Box::pin(async move {
+                    sleep(at).await;
+                    fire_all(timers, handler).await
+                }),
+                What::Tick { period, count } => Box::pin(tick(period, count, handler)),
+                What::TickUntilDropped {
+                    period,
+                    count,
+                    dropped_at,
+                } => Box::pin(async move {
+                    let ticking = tick(period, count, handler);
+                    let cancelled = tokio::time::timeout(dropped_at, ticking).await;
+                    cancelled.unwrap_or_default()
+                }),
             };
+            let before = allocated_bytes();
             let (report, _polls) = PollBudget::new(max_polls, "the timers' future", run).await;
-            let ms = |at: Instant| at.duration_since(start).as_millis() as u64;
+            let allocated = allocated_bytes() - before;
+            let since = |at: Instant| at.saturating_duration_since(start);
+            let ms = |at: Instant| since(at).as_millis() as u64;
+            let calls = calls.take();
             Outcome {
                 returned_at: ms(Instant::now()),
                 report: report
@@ -141,11 +188,21 @@ fn run_hogging(
                     .iter()
                     .map(|f| (f.id, ms(f.deadline), ms(f.at)))
                     .collect(),
+                exact_report: report
+                    .fired
+                    .iter()
+                    .map(|f| (f.id, since(f.deadline), since(f.at)))
+                    .collect(),
+                calls: calls
+                    .iter()
+                    .map(|&(id, at)| (id, at.as_millis() as u64))
+                    .collect(),
+                exact_calls: calls,
                 max_lateness: report.max_lateness(),
                 mean_lateness: report.mean_lateness(),
                 peak: handler.peak.get(),
                 finished: handler.finished.get(),
-                calls: calls.take(),
+                allocated,
             }
         })
     })
@@ -156,8 +213,28 @@ fn run_hogging(
 enum What {
     /// `fire_all` with a timer per deadline (ids 0, 1, …).
     FireAll,
+    /// `fire_all`, called this long after the start: timers due before are already due.
+    FireAllAt(Duration),
     /// `tick(period, count, …)`.
     Tick { period: Duration, count: u32 },
+    /// `tick(period, count, …)`, dropped (cancelled) at `dropped_at` after the start.
+    TickUntilDropped {
+        period: Duration,
+        count: u32,
+        dropped_at: Duration,
+    },
+}
+
+/// Runs `f`; if it panics, fails the test with `why` (the mistake) and the panic's message.
+fn no_panic<T>(why: &str, f: impl FnOnce() -> T) -> T {
+    panic::catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let said = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("a panic without a message");
+        panic!("{why} (it panicked: {said})")
+    })
 }
 
 /// `actual == expected`, or a failure that shows the first difference (the lists are long).
@@ -177,11 +254,16 @@ fn same<T: PartialEq + std::fmt::Debug>(actual: &[T], expected: &[T], what: &str
 
 /// The report lists the calls, in call order, each at its own time.
 fn report_matches_calls(out: &Outcome) {
-    let from_report: Vec<(u32, u64)> = out.report.iter().map(|&(id, _, at)| (id, at)).collect();
+    let from_report: Vec<(u32, Duration)> = out
+        .exact_report
+        .iter()
+        .map(|&(id, _, at)| (id, at))
+        .collect();
     same(
         &from_report,
-        &out.calls,
-        "the report must list each firing (id, ms) when its handler was called, in call order",
+        &out.exact_calls,
+        "the report must list each firing (id, time since the start) when its handler was \
+         called, in call order",
     );
 }
 
@@ -378,25 +460,275 @@ fn a_timer_that_cannot_fire_on_time_is_reported_late() {
 
 #[test]
 fn a_far_deadline_costs_a_few_polls() {
-    // Seconds away, not milliseconds: a correct answer sleeps until each deadline, and
-    // its future is polled a handful of times. A loop that wakes every millisecond to
-    // check the clock is polled thousands of times, and fails its poll budget.
-    let out = run(vec![3_000, 9_000], |_| MS, 50, What::FireAll);
-    assert_eq!(out.calls, [(0, 3_000), (1, 9_000)], "(id, ms) of each call");
-    assert_eq!(out.returned_at, 9_001);
+    // Seconds, hours and a day away: a correct answer sleeps until each deadline, and its
+    // future is polled a handful of times. A loop that wakes every millisecond, or every
+    // second, to check the clock is polled thousands of times, and fails its poll budget.
+    const HOUR: u64 = 3_600_000;
+    let out = run(vec![3_000, 9_000, 24 * HOUR], |_| MS, 20, What::FireAll);
+    assert_eq!(
+        out.calls,
+        [(0, 3_000), (1, 9_000), (2, 24 * HOUR)],
+        "(id, ms) of each call"
+    );
+    assert_eq!(out.returned_at, 24 * HOUR + 1);
     let out = run(
         vec![],
         |_| MS,
-        50,
+        20,
         What::Tick {
-            period: 1_000 * MS,
+            period: Duration::from_secs(3_600),
             count: 3,
         },
     );
     assert_eq!(
         out.calls,
-        [(1, 1_000), (2, 2_000), (3, 3_000)],
+        [(1, HOUR), (2, 2 * HOUR), (3, 3 * HOUR)],
         "(tick, ms) of each handler call"
     );
-    assert_eq!(out.returned_at, 3_001);
+    assert_eq!(out.returned_at, 3 * HOUR + 1);
+}
+
+#[test]
+fn every_timer_fires_even_identical_or_already_due() {
+    // fire_all is called at 10 ms. Timer 0 was due at 0 ms, timer 1 is due at 10 ms: both
+    // are already due. Sixteen timers are due at 15 ms, two of them identical (id 7 twice),
+    // and each of those sixteen handlers keeps the thread busy for 1 ms before it awaits.
+    let mut timers = vec![(0, Duration::ZERO), (1, 10 * MS), (7, 15 * MS)];
+    timers.extend((2..=16).map(|id| (id, 15 * MS)));
+    let hog = |id| if id >= 2 { MS } else { Duration::ZERO };
+    let out = run_timers(timers, hog, |_| MS, 1_000, What::FireAllAt(10 * MS));
+    let count = |id| out.calls.iter().filter(|&&(i, _)| i == id).count();
+    assert!(
+        count(0) == 1 && count(1) == 1,
+        "timers 0 and 1 were already due when fire_all was called (timer 0 10 ms before, \
+         timer 1 at that instant): each must fire, at once, not be dropped as expired. \
+         Calls (id, ms): {:?}",
+        out.calls
+    );
+    assert_eq!(
+        count(7),
+        2,
+        "two identical timers (id 7, both due at 15 ms) are two timers: each must fire and \
+         be reported, not be merged into one (a set of (deadline, id) keeps one of them). \
+         Calls (id, ms): {:?}",
+        out.calls
+    );
+    let mut ids: Vec<u32> = out.calls.iter().map(|&(id, _)| id).collect();
+    ids.sort();
+    let mut given: Vec<u32> = (0..=16).chain([7]).collect();
+    given.sort();
+    assert_eq!(
+        ids, given,
+        "every timer given fires once. Calls (id, ms): {:?}",
+        out.calls
+    );
+    for &(id, ms) in &out.calls {
+        if id < 2 {
+            assert_eq!(
+                ms, 10,
+                "timer {id} was already due when fire_all was called at 10 ms: it fires at \
+                 once, at 10 ms"
+            );
+        }
+    }
+    let mut busy: Vec<u64> = out
+        .calls
+        .iter()
+        .filter(|&&(id, _)| id >= 2)
+        .map(|&(_, ms)| ms)
+        .collect();
+    busy.sort();
+    assert_eq!(
+        busy,
+        (15..=30).collect::<Vec<u64>>(),
+        "the sixteen timers due at 15 ms: each handler keeps the thread busy for 1 ms, so \
+         they are called one after the other, at 15, 16, ... 30 ms"
+    );
+    let fired: Vec<(u32, u64)> = out.report.iter().map(|&(id, _, at)| (id, at)).collect();
+    same(
+        &fired,
+        &out.calls,
+        "the report's (id, ms) must be when each handler was really called: of timers due at \
+         the same instant, the second is called only when the first handler lets go of the \
+         thread (16 ms, not 15 ms). Record a firing right before its handler is called, not \
+         when it is queued to be called (an async block starts only when it is polled)",
+    );
+}
+
+#[test]
+fn timers_never_fire_early_between_milliseconds_or_days_away() {
+    // Deadlines that are not whole milliseconds (7.6 ms), two a millisecond apart (10 and
+    // 11 ms), and one 50 days away (more milliseconds than a u32 holds). Nothing keeps the
+    // thread busy: each timer fires at its deadline, or after it within tokio's 1 ms timer
+    // resolution (the 7.6 ms one at 8 ms), and never before.
+    const DAY: Duration = Duration::from_secs(24 * 3_600);
+    let deadlines = [Duration::from_micros(7_600), 10 * MS, 11 * MS, 50 * DAY];
+    let timers = deadlines
+        .iter()
+        .enumerate()
+        .map(|(id, &d)| (id as u32, d))
+        .collect();
+    let out = run_timers(timers, |_| Duration::ZERO, |_| MS, 20, What::FireAll);
+    for &(id, at) in &out.exact_calls {
+        let due = deadlines[id as usize];
+        assert!(
+            at >= due,
+            "timer {id}, due at {due:?}, fired at {at:?}, {:?} early: a timer must never fire \
+             before its deadline. A deadline rounded down to whole milliseconds, timers due \
+             'soon' fired together with an earlier one, or a deadline counted in a u32 of \
+             milliseconds (it wraps after 49.7 days) each do this",
+            due - at
+        );
+        assert!(
+            at < due + MS,
+            "timer {id}, due at {due:?}, fired at {at:?}, {:?} late although nothing kept the \
+             thread busy: a timer fires at its deadline (within the timer's 1 ms resolution)",
+            at - due
+        );
+    }
+    let mut ids: Vec<u32> = out.calls.iter().map(|&(id, _)| id).collect();
+    ids.sort();
+    assert_eq!(ids, [0, 1, 2, 3], "every timer fires once");
+    report_matches_calls(&out);
+    assert_eq!(out.returned_at, (50 * DAY + MS).as_millis() as u64);
+}
+
+#[test]
+fn ticks_keep_a_period_that_is_not_whole_milliseconds() {
+    // 60 ticks of 16.667 ms (60 Hz); each handler takes 1 ms. Tick k is due at
+    // k x 16.667 ms exactly, and fires then (tokio's timer rounds up to the next whole
+    // millisecond), never before: tick 60 is due at 1000.02 ms.
+    let period = Duration::from_micros(16_667);
+    let out = run(vec![], |_| MS, 300, What::Tick { period, count: 60 });
+    assert_eq!(out.exact_report.len(), 60, "60 ticks fire, each reported");
+    for (&(k, due, _), k_expected) in out.exact_report.iter().zip(1..) {
+        assert_eq!(
+            (k, due),
+            (k_expected, period * k_expected),
+            "the report's (tick, deadline): tick k is due at start + k x period, exactly; a \
+             period rounded to whole milliseconds drifts a little more on every tick"
+        );
+    }
+    for &(k, at) in &out.exact_calls {
+        let due = period * k;
+        assert!(
+            at >= due && at < due + MS,
+            "tick {k}, due at {due:?}, fired at {at:?}: a tick fires at its deadline (within \
+             the timer's 1 ms resolution), never before it, even when the period is not a \
+             whole number of milliseconds"
+        );
+    }
+    report_matches_calls(&out);
+}
+
+#[test]
+fn ticks_already_due_fire_back_to_back() {
+    // Tick 1's handler takes 230 ms, more than ten periods of 20 ms: ticks 2 to 6 (due at
+    // 40 to 120 ms) are all late, and fire back to back from 250 ms on. None is skipped.
+    let work = |k| if k == 1 { 230 * MS } else { MS };
+    let out = run(
+        vec![],
+        work,
+        100,
+        What::Tick {
+            period: 20 * MS,
+            count: 6,
+        },
+    );
+    let ticks: Vec<u32> = out.calls.iter().map(|&(k, _)| k).collect();
+    assert_eq!(
+        ticks,
+        [1, 2, 3, 4, 5, 6],
+        "every tick fires, however late: tick 2 is 210 ms late and must still fire, as soon \
+         as tick 1's handler returns. A periodic timer that skips (or merges) ticks it \
+         missed loses them"
+    );
+    assert_eq!(
+        out.report,
+        [
+            (1, 20, 20),
+            (2, 40, 250),
+            (3, 60, 251),
+            (4, 80, 252),
+            (5, 100, 253),
+            (6, 120, 254)
+        ],
+        "(tick, deadline ms, fired ms): each late tick fires as soon as the one before is done"
+    );
+    report_matches_calls(&out);
+
+    // A zero period: every tick is due at the start, so they fire one after the other,
+    // each as soon as the handler before it returns (handlers take 7 ms).
+    let out = no_panic(
+        "tick(Duration::ZERO, 3, ..) must work: a zero period is allowed, every tick is due \
+         at the start, and they fire back to back. tokio's interval_at refuses a zero period",
+        || {
+            run(
+                vec![],
+                |_| 7 * MS,
+                100,
+                What::Tick {
+                    period: Duration::ZERO,
+                    count: 3,
+                },
+            )
+        },
+    );
+    assert_eq!(
+        out.report,
+        [(1, 0, 0), (2, 0, 7), (3, 0, 14)],
+        "a zero period: (tick, deadline ms, fired ms) of each tick"
+    );
+    report_matches_calls(&out);
+    assert_eq!(out.returned_at, 21);
+}
+
+#[test]
+fn a_tick_for_ever_grows_its_report_as_ticks_fire() {
+    // A huge count means "until the caller drops it": tick's future is dropped at 35 ms,
+    // after three ticks of 10 ms. Its memory must follow the ticks that fired, not the
+    // ticks it was asked for.
+    let out = run(
+        vec![],
+        |_| MS,
+        100,
+        What::TickUntilDropped {
+            period: 10 * MS,
+            count: 10_000_000,
+            dropped_at: 35 * MS,
+        },
+    );
+    assert_eq!(
+        out.calls,
+        [(1, 10), (2, 20), (3, 30)],
+        "(tick, ms) of each call"
+    );
+    assert!(
+        out.allocated < 1 << 20,
+        "tick(10 ms, 10,000,000, ..) asked the allocator for {} bytes while 3 ticks fired: \
+         the report must grow as ticks fire, not reserve room for `count` firings up front \
+         (a count of u32::MAX means 'until dropped', and would ask for 170 GB)",
+        out.allocated
+    );
+    let out = no_panic(
+        "tick(10 ms, u32::MAX, ..) must tick until it is dropped: count may be u32::MAX, so \
+         count + 1 overflows (loop over 1..=count)",
+        || {
+            run(
+                vec![],
+                |_| MS,
+                100,
+                What::TickUntilDropped {
+                    period: 10 * MS,
+                    count: u32::MAX,
+                    dropped_at: 35 * MS,
+                },
+            )
+        },
+    );
+    assert_eq!(
+        out.calls,
+        [(1, 10), (2, 20), (3, 30)],
+        "(tick, ms) of each call"
+    );
 }

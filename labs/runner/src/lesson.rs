@@ -922,14 +922,29 @@ impl Lesson<'_> {
                     // "use of a disallowed type `std::sync::Arc`"
                     let text = message["message"].as_str().unwrap_or("");
                     let found = text.split('`').nth(1).unwrap_or("").to_owned();
-                    let item = self.forbid.iter().copied().find(|f| {
+                    // The configured path itself first; then one of the same crate and
+                    // name (clippy may print where an item is defined rather than the
+                    // path it was configured by), so that `tokio::sync::mpsc::channel`
+                    // is a channel, not the `watch::channel` of the locks.
+                    let paths = |f: &Forbid| {
                         let (t, m) = f.clippy_paths();
-                        t.iter().chain(m).any(|p| {
-                            *p == found
-                                || p.rsplit("::").next() == found.rsplit("::").next()
-                                    && p.split("::").next() == found.split("::").next()
-                        })
-                    });
+                        t.iter().chain(m).copied().collect::<Vec<&str>>()
+                    };
+                    let same_name = |p: &str| {
+                        p.rsplit("::").next() == found.rsplit("::").next()
+                            && p.split("::").next() == found.split("::").next()
+                    };
+                    let item = self
+                        .forbid
+                        .iter()
+                        .copied()
+                        .find(|f| paths(f).contains(&found.as_str()))
+                        .or_else(|| {
+                            self.forbid
+                                .iter()
+                                .copied()
+                                .find(|f| paths(f).into_iter().any(same_name))
+                        });
                     match item {
                         Some(item) => (item, found),
                         None => continue,

@@ -6,9 +6,11 @@
 //! answers in wrong/ replace one anchored region: `solution`, one of the simulator's rules,
 //! or `everything` (the answer and the simulator, for one that edits both).
 
+// ANCHOR: given_exports
 pub use simulator::{
     Load, Micros, Policy, Ready, Report, Run, RunQueue, mix, simulate, skewed, uniform,
 };
+// ANCHOR_END: given_exports
 
 // ANCHOR: everything
 // ANCHOR: solution
@@ -38,6 +40,7 @@ impl Policy {
 }
 // ANCHOR_END: solution
 
+// ANCHOR: given_simulator
 /// The simulator, given. `pick` is the only code of yours it calls. The tests pin its
 /// results exactly (a p99, a count of idle microseconds, a migration), so a change here
 /// shows up as a failing test, however green the rest looks.
@@ -45,6 +48,7 @@ mod simulator {
     use std::cell::Cell;
     use std::cmp::Reverse;
     use std::collections::{BinaryHeap, VecDeque};
+    use std::fmt;
 
     /// Virtual time, in microseconds.
     pub type Micros = u64;
@@ -74,16 +78,18 @@ mod simulator {
 
     // ANCHOR: run_queue
     /// One core's queue of ready steps, oldest first. It works like a `VecDeque<Ready>`,
-    /// and counts each call `pick` makes on it (every method but `looks` is one look), so
-    /// the tests can tell a thief that reads each queue once from one that keeps
-    /// re-reading them. A pick that looks at one queue more than `SPINNING` times in a
-    /// single call is stopped with a panic: it is spinning, and would never return.
-    #[derive(Clone, Debug, Default)]
+    /// and counts each call made on it during one call of `pick` (every method but `looks`
+    /// is one look), so the tests can tell a thief that reads each queue once from one
+    /// that keeps re-reading them. The count starts from 0 at every call of `pick`: it
+    /// tells nothing about earlier calls, so a run and a test look alike to `pick`. A pick
+    /// that looks at one queue more than `SPINNING` times in a single call is stopped with
+    /// a panic: it is spinning, and would never return. A queue cannot be cloned (a copy
+    /// would be read without a look), and printing one (`{:?}`, `dbg!`) is a look too.
+    #[derive(Default)]
     pub struct RunQueue {
         steps: VecDeque<Ready>,
-        looks: Cell<u64>,
         /// Looks since the simulator last called `pick` (or since the queue was built).
-        this_call: Cell<u64>,
+        looks: Cell<u64>,
     }
 
     /// More looks at one queue than any search needs in one call of `pick`.
@@ -137,21 +143,28 @@ mod simulator {
             self.steps.iter()
         }
 
-        /// How many looks this queue has counted (asking is not a look).
+        /// How many looks this queue has counted in the current call of `pick` (asking is
+        /// not a look): 0 when a call begins.
         pub fn looks(&self) -> u64 {
             self.looks.get()
         }
 
         fn look(&self) {
             self.looks.set(self.looks.get() + 1);
-            self.this_call.set(self.this_call.get() + 1);
             assert!(
-                self.this_call.get() <= SPINNING,
+                self.looks.get() <= SPINNING,
                 "pick looked at one queue {SPINNING} times in a single call: it is spinning. \
                  Nothing changes while pick runs (no other core runs during the call), so \
                  look at each queue once or twice, and return None when there is nothing \
                  to take: the simulator asks again after the next event"
             );
+        }
+    }
+
+    impl fmt::Debug for RunQueue {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.look();
+            f.debug_list().entries(&self.steps).finish()
         }
     }
 
@@ -290,7 +303,7 @@ mod simulator {
     ) -> Report {
         assert!(load.cores > 0, "a machine needs at least one core");
         let n = load.cores;
-        let mut queues: Vec<RunQueue> = vec![RunQueue::default(); n];
+        let mut queues: Vec<RunQueue> = (0..n).map(|_| RunQueue::default()).collect();
         let mut running: Vec<Slot> = vec![None; n];
         let mut conns: Vec<Conn> = (0..load.connections)
             .map(|c| Conn {
@@ -360,12 +373,17 @@ mod simulator {
             // Idle cores ask `pick` what to run, in `dispatch_order`.
             for core in dispatch_order(&running, &queues) {
                 let before: usize = queues.iter().map(|q| q.steps.len()).sum();
-                queues.iter().for_each(|q| q.this_call.set(0));
                 report.picks += 1;
-                let Some(step) = policy.pick(core, &mut queues) else {
+                let picked = policy.pick(core, &mut queues);
+                // This call's looks, counted; each queue starts the next call from 0.
+                let mut after = 0;
+                for queue in &queues {
+                    report.looks += queue.looks.replace(0);
+                    after += queue.steps.len();
+                }
+                let Some(step) = picked else {
                     continue;
                 };
-                let after: usize = queues.iter().map(|q| q.steps.len()).sum();
                 let conn = conns
                     .get_mut(step.conn)
                     .expect("pick returned an unknown connection");
@@ -394,7 +412,6 @@ mod simulator {
                 report.runs.push(conns[c].run(core, seq, start));
             }
         }
-        report.looks = queues.iter().map(RunQueue::looks).sum();
         report.latencies.sort_unstable();
         report.throughput = report.completed * 1_000_000 / load.duration.max(1);
         report
@@ -485,4 +502,5 @@ mod simulator {
     }
     // ANCHOR_END: work
 }
+// ANCHOR_END: given_simulator
 // ANCHOR_END: everything

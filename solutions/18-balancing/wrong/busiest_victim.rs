@@ -2,7 +2,7 @@
 //! one whose front has waited longest), "to take load off the core that needs it most".
 //! When the longest queue also holds the oldest step, that is the same choice; when it
 //! does not, a step that has waited longer stays behind a shorter queue.
-//! expect-fail: a_lone_old_step_beats_a_backlog, a_thief_steals_the_oldest_again_and_again, pick_follows_the_rule_on_generated_queues, the_oldest_step_wins_not_the_longest_queue
+//! expect-fail: a_lone_old_step_beats_a_backlog, a_thief_steals_the_oldest_again_and_again, every_steal_of_a_run_follows_the_rule, long_queues_are_served_from_the_front, pick_follows_the_rule_on_generated_queues, seqs_past_u16_and_u32_still_order_the_steps, the_oldest_step_wins_not_the_longest_queue
 //! replaces: solution
 
 impl Policy {

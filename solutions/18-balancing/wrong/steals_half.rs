@@ -4,7 +4,7 @@
 //! exactly one step, and the steps it moved jump the queue on the thief's core. Runs on
 //! small machines rarely build queues long enough to show it; the hand-built tests check
 //! the queues left after a steal from a long queue and name the steps that moved.
-//! expect-fail: a_thief_steals_from_a_deep_backlog, a_thief_steals_the_oldest_again_and_again, a_thief_takes_one_step_from_the_front_of_a_long_queue, pick_follows_the_rule_on_generated_queues
+//! expect-fail: a_thief_steals_from_a_deep_backlog, a_thief_steals_the_oldest_again_and_again, a_thief_takes_one_step_from_the_front_of_a_long_queue, long_queues_are_served_from_the_front, pick_follows_the_rule_on_generated_queues, seqs_past_u16_and_u32_still_order_the_steps
 //! replaces: solution
 impl Policy {
     pub fn pick(self, core: usize, queues: &mut [RunQueue]) -> Option<Ready> {

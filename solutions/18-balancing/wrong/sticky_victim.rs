@@ -3,7 +3,7 @@
 //! dry. The memory has to live somewhere between calls: here a `thread_local!` (which the
 //! runner refuses too). Whatever the hiding place, the next call then takes a younger step
 //! than the oldest: the tests call `pick` again and again on the same queues.
-//! expect-fail: a_lone_old_step_beats_a_backlog, a_thief_does_not_spin, a_thief_steals_from_a_deep_backlog, a_thief_steals_the_oldest_again_and_again, pick_follows_the_rule_on_generated_queues, skewed_run_work_stealing_exactly
+//! expect-fail: a_lone_old_step_beats_a_backlog, a_thief_does_not_spin, a_thief_steals_from_a_deep_backlog, a_thief_steals_the_oldest_again_and_again, every_steal_of_a_run_follows_the_rule, long_queues_are_served_from_the_front, one_pass_over_the_queues_on_a_huge_machine, pick_follows_the_rule_on_generated_queues, seqs_past_u16_and_u32_still_order_the_steps, skewed_run_work_stealing_exactly, skewed_runs_on_8_cores_exactly
 //! replaces: solution
 use std::cell::Cell;
 

@@ -2,7 +2,7 @@
 //! machine with more cores the index panics, and `catch_unwind` swallows the panic: the
 //! core stays idle, silently, whatever waits. The tests used to stop at 12 cores; now they
 //! also try 16 and 64.
-//! expect-fail: a_64_core_machine_never_idles_while_a_step_waits, a_thief_does_not_spin, a_thief_looks_at_every_other_core, pick_follows_the_rule_on_generated_queues
+//! expect-fail: a_64_core_machine_never_idles_while_a_step_waits, a_thief_does_not_spin, a_thief_looks_at_every_other_core, a_thief_looks_at_every_other_core_past_64, one_pass_over_the_queues_on_a_huge_machine, pick_follows_the_rule_on_generated_queues, skewed_runs_on_64_cores_exactly
 //! replaces: solution
 impl Policy {
     pub fn pick(self, core: usize, queues: &mut [RunQueue]) -> Option<Ready> {

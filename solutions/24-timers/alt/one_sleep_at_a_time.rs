@@ -1,7 +1,10 @@
 //! Also right: a timer loop, the shape of a hand-written timer wheel. The timers are
 //! sorted by deadline and only the next one is waited for, while the handlers already
 //! called run in a `FuturesUnordered`; `select!` drives both, so a slow handler never
-//! holds back the next deadline. No lock: the report has one owner, this loop.
+//! holds back the next deadline. Each handler's future records its own firing when it
+//! starts: an async block runs only when it is polled, so a record taken in the loop,
+//! as the handler is queued, would say 15 ms for a handler that a busy neighbour holds
+//! back to 16 (`wrong/records_when_queued.rs`).
 //! expect-pass
 //! replaces: fire_all
 
@@ -12,22 +15,25 @@ pub async fn fire_all<H: Handler>(timers: &[Timer], handler: &H) -> Report {
     let mut sorted = timers.to_vec();
     sorted.sort_by_key(|timer| timer.deadline);
     let mut next = sorted.into_iter().peekable();
+    let report = RefCell::new(Report::default());
+    let report = &report;
     let mut running = FuturesUnordered::new();
-    let mut report = Report::default();
     while let Some(&timer) = next.peek() {
         tokio::select! {
             () = sleep_until(timer.deadline) => {
                 next.next();
-                report.fired.push(Fired {
-                    id: timer.id,
-                    deadline: timer.deadline,
-                    at: Instant::now(),
+                running.push(async move {
+                    report.borrow_mut().fired.push(Fired {
+                        id: timer.id,
+                        deadline: timer.deadline,
+                        at: Instant::now(),
+                    });
+                    handler.on_fire(timer.id).await;
                 });
-                running.push(handler.on_fire(timer.id));
             }
             Some(()) = running.next(), if !running.is_empty() => {}
         }
     }
     while running.next().await.is_some() {}
-    report
+    report.take()
 }

@@ -2,7 +2,7 @@
 //! handler's future to `join_all` them once the last timer has fired. The report's
 //! times are right, but an `async fn` does nothing until it is polled: every handler is
 //! really called (its body starts) only after the last deadline.
-//! expect-fail: a_far_deadline_costs_a_few_polls, a_timer_that_cannot_fire_on_time_is_reported_late, handlers_that_overlap_all_fire_on_time, timers_fire_in_deadline_order
+//! expect-fail: a_far_deadline_costs_a_few_polls, a_timer_that_cannot_fire_on_time_is_reported_late, every_timer_fires_even_identical_or_already_due, handlers_that_overlap_all_fire_on_time, timers_fire_in_deadline_order, timers_never_fire_early_between_milliseconds_or_days_away
 //! replaces: fire_all
 
 pub async fn fire_all<H: Handler>(timers: &[Timer], handler: &H) -> Report {
