@@ -8,7 +8,7 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-// ANCHOR: starter
+// ANCHOR: starter (the book quotes the code from here to the ANCHOR_END line)
 /// A future that is `Pending` `n` times, then `Ready(())`.
 pub struct Countdown {
     /// How many more times `poll` answers `Pending`.

@@ -16,7 +16,7 @@ pub enum Either<A, B> {
     Right(B),
 }
 
-// ANCHOR: map
+// ANCHOR: map (the book quotes the code from here to the ANCHOR_END line)
 /// `future`'s output, passed through `f`.
 pub struct Map<Fut, F> {
     future: Fut,
@@ -47,7 +47,7 @@ where
 }
 // ANCHOR_END: map
 
-// ANCHOR: join
+// ANCHOR: join (the book quotes the code from here to the ANCHOR_END line)
 /// One side of a `Join`: still running, finished with its output kept, or emptied.
 enum Side<F: Future> {
     Running(F),
@@ -87,7 +87,7 @@ where
 }
 // ANCHOR_END: join
 
-// ANCHOR: select
+// ANCHOR: select (the book quotes the code from here to the ANCHOR_END line)
 /// Two futures racing; the winner's output, and the other future still unfinished.
 pub struct Select<A, B> {
     /// `Some` until one side wins; then the loser is handed back to the caller.

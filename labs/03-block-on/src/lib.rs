@@ -4,7 +4,7 @@
 //! it must sleep (park), and the future's waker must wake it up (unpark), from any
 //! thread. Task and hints: README.md next to this file.
 
-// ANCHOR: starter
+// ANCHOR: starter (the book quotes the code from here to the ANCHOR_END line)
 use std::sync::Arc;
 use std::task::Wake;
 use std::thread::Thread;

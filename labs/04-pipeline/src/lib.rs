@@ -10,7 +10,7 @@ pub trait Source {
     fn fetch(&self, id: u32) -> impl Future<Output = String>;
 }
 
-// ANCHOR: starter
+// ANCHOR: starter (the book quotes the code from here to the ANCHOR_END line)
 /// Fetches every id, at most `limit` at a time, and returns the items in the order
 /// of `ids`.
 pub async fn fetch_in_order<S: Source>(source: &S, ids: &[u32], limit: usize) -> Vec<String> {

@@ -32,7 +32,7 @@ impl fmt::Display for FetchError {
 
 impl std::error::Error for FetchError {}
 
-// ANCHOR: starter
+// ANCHOR: starter (the book quotes the code from here to the ANCHOR_END line)
 /// Whatever `fan_out` talks to. The tests implement it for their own `Context`.
 pub trait Backend {
     fn fetch(&self, id: u32) -> impl Future<Output = Result<Profile, FetchError>> + Send;

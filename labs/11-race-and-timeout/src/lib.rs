@@ -34,7 +34,7 @@ pub trait Store {
     fn get(&self, key: &str) -> impl Future<Output = Result<String, Missing>>;
 }
 
-// ANCHOR: connection
+// ANCHOR: connection (the book quotes the code from here to the ANCHOR_END line)
 /// A connection that delivers text lines, each of which may arrive in several pieces.
 /// The tests implement it.
 pub trait Connection {
@@ -46,7 +46,7 @@ pub trait Connection {
 }
 // ANCHOR_END: connection
 
-// ANCHOR: starter
+// ANCHOR: starter (the book quotes the code from here to the ANCHOR_END line)
 /// Asks both replicas for `key` and returns the first answer, `Ok` or `Err`.
 /// The slower request must not keep running.
 pub async fn first_answer<S: Store>(primary: &S, backup: &S, key: &str) -> Result<String, Missing> {

@@ -34,7 +34,7 @@ pub trait Site {
     fn fetch(&self, id: u32) -> impl Future<Output = Result<Page, FetchError>>;
 }
 
-// ANCHOR: starter
+// ANCHOR: starter (the book quotes the code from here to the ANCHOR_END line)
 /// Fetches `start` and every page reachable from it, each page once. Returns the
 /// pages in the order they arrived, or the first error as soon as it happens.
 pub async fn crawl<S: Site>(site: &S, start: u32) -> Result<Vec<Page>, FetchError> {

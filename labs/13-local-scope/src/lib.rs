@@ -14,7 +14,7 @@ use std::task::{Context, Poll};
 use futures::future::LocalBoxFuture;
 use futures::stream::{FuturesUnordered, StreamExt};
 
-// ANCHOR: scope
+// ANCHOR: scope (the book quotes the code from here to the ANCHOR_END line)
 /// A job in the inbox, not started yet: given the scope, it makes the job's future.
 type Job<'env> = Box<dyn for<'s> FnOnce(&'s Scope<'env>) -> LocalBoxFuture<'s, ()> + 'env>;
 
@@ -35,7 +35,7 @@ impl<'env> Scope<'env> {
 }
 // ANCHOR_END: scope
 
-// ANCHOR: run_jobs
+// ANCHOR: run_jobs (the book quotes the code from here to the ANCHOR_END line)
 impl<'env> Scope<'env> {
     /// Polls the jobs: `Ready` once every job has finished, including the jobs that
     /// were spawned while this ran; `Pending` while some job still waits.
@@ -48,7 +48,7 @@ impl<'env> Scope<'env> {
 }
 // ANCHOR_END: run_jobs
 
-// ANCHOR: scope_fn
+// ANCHOR: scope_fn (the book quotes the code from here to the ANCHOR_END line)
 /// Runs `body` with a scope, and returns the body's value once the body and every job
 /// spawned in the scope have finished. Jobs may borrow anything that outlives the call.
 pub async fn scope<'env, R>(body: impl AsyncFnOnce(&Scope<'env>) -> R) -> R {

@@ -37,7 +37,7 @@ impl fmt::Display for ServiceError {
 
 impl std::error::Error for ServiceError {}
 
-// ANCHOR: context
+// ANCHOR: context (the book quotes the code from here to the ANCHOR_END line)
 /// A client for one backend service. The tests implement it with fakes.
 pub trait Client {
     fn call(&self, id: u32) -> impl Future<Output = Result<String, ServiceError>> + Send;
@@ -52,7 +52,7 @@ pub struct Context<C> {
 }
 // ANCHOR_END: context
 
-// ANCHOR: serve
+// ANCHOR: serve (the book quotes the code from here to the ANCHOR_END line)
 /// Answers every request in `ids`, concurrently, in the order asked.
 pub async fn serve<C>(ctx: &Context<C>, ids: Vec<u32>) -> Result<Vec<Response>, ServiceError>
 where

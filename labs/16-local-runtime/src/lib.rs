@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{mpsc, oneshot};
 
-// ANCHOR: types
+// ANCHOR: types (the book quotes the code from here to the ANCHOR_END line)
 /// Where values come from when the cache does not have them. Slow.
 pub trait Backend {
     fn load(&self, key: u32) -> impl Future<Output = String> + Send;
@@ -40,7 +40,7 @@ pub struct Cache {
 }
 // ANCHOR_END: types
 
-// ANCHOR: serve
+// ANCHOR: serve (the book quotes the code from here to the ANCHOR_END line)
 /// Serves requests until the channel closes, each one in a task of its own, and returns
 /// once every request has been answered.
 pub async fn serve<B>(backend: B, cache: Arc<Mutex<Cache>>, mut requests: mpsc::Receiver<Request>)
@@ -63,7 +63,7 @@ where
 }
 // ANCHOR_END: serve
 
-// ANCHOR: lookup
+// ANCHOR: lookup (the book quotes the code from here to the ANCHOR_END line)
 /// The value for `key`: from the cache if it is there, else from the backend, and then
 /// it is cached.
 async fn lookup<B: Backend>(backend: &B, cache: &Mutex<Cache>, key: u32) -> String {

@@ -8,13 +8,13 @@
 //! `cargo labs check` compares the given code (the anchored regions named given…) with
 //! the starter's. Keep any helper of yours private: the public API is fixed.
 
-// ANCHOR: given_exports
+// ANCHOR: given_exports (given code: keep it as it is; `cargo labs check` compares it)
 pub use simulator::{
     Load, Micros, Policy, Ready, Report, Run, RunQueue, mix, simulate, skewed, uniform,
 };
 // ANCHOR_END: given_exports
 
-// ANCHOR: starter
+// ANCHOR: starter (the book quotes the code from here to the ANCHOR_END line)
 impl Policy {
     /// The step that idle core `core` runs next, taken out of `queues` (one queue per
     /// core, each oldest first), or `None` if the core stays idle.
@@ -31,7 +31,7 @@ impl Policy {
 }
 // ANCHOR_END: starter
 
-// ANCHOR: given_simulator
+// ANCHOR: given_simulator (given code: keep it as it is; `cargo labs check` compares it)
 /// The simulator, given. `pick` is the only code of yours it calls. The tests pin its
 /// results exactly (a p99, a count of idle microseconds, a migration), so a change here
 /// shows up as a failing test, however green the rest looks.
@@ -44,7 +44,7 @@ mod simulator {
     /// Virtual time, in microseconds.
     pub type Micros = u64;
 
-    // ANCHOR: types
+    // ANCHOR: types (the book quotes the code from here to the ANCHOR_END line)
     /// How the cores share the work.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub enum Policy {
@@ -67,7 +67,7 @@ mod simulator {
     }
     // ANCHOR_END: types
 
-    // ANCHOR: run_queue
+    // ANCHOR: run_queue (the book quotes the code from here to the ANCHOR_END line)
     /// One core's queue of ready steps, oldest first. It works like a `VecDeque<Ready>`,
     /// and counts each call made on it during one call of `pick` (every method but `looks`
     /// is one look), so the tests can tell a thief that reads each queue once from one
@@ -169,7 +169,7 @@ mod simulator {
     }
     // ANCHOR_END: run_queue
 
-    // ANCHOR: model
+    // ANCHOR: model (the book quotes the code from here to the ANCHOR_END line)
     /// The load: `connections` clients, each sending one request, waiting for its
     /// response, then `gap` later sending the next (a closed loop, like `wrk`), for
     /// `duration`.
@@ -224,7 +224,7 @@ mod simulator {
     // ANCHOR_END: model
 
     impl Report {
-        // ANCHOR: percentile
+        // ANCHOR: percentile (the book quotes the code from here to the ANCHOR_END line)
         /// The latency that `per_mille` thousandths of requests do not exceed (nearest
         /// rank): `percentile(500)` is the median, `percentile(990)` the p99.
         pub fn percentile(&self, per_mille: u64) -> Micros {
@@ -283,7 +283,7 @@ mod simulator {
     /// What a core is running: (connection, the step's seq, when it started), or `None`.
     type Slot = Option<(usize, u64, Micros)>;
 
-    // ANCHOR: simulate
+    // ANCHOR: simulate (the book quotes the code from here to the ANCHOR_END line)
     /// Runs `load` under `policy`. `work(conn, request)` gives the cost of each step of
     /// that request (at least one step, each at least 1 µs); it is called once per
     /// request, so both policies see the same work.
@@ -360,7 +360,7 @@ mod simulator {
                     ready(conn, id, &mut queues, now);
                 }
             }
-            // ANCHOR: dispatch
+            // ANCHOR: dispatch (the book quotes the code from here to the ANCHOR_END line)
             // Idle cores ask `pick` what to run, in `dispatch_order`.
             for core in dispatch_order(&running, &queues) {
                 let before: usize = queues.iter().map(|q| q.steps.len()).sum();
@@ -411,7 +411,7 @@ mod simulator {
 
     // The model's rules, one function each. The chapter's numbers depend on every one.
 
-    // ANCHOR: over
+    // ANCHOR: over (the book quotes the code from here to the ANCHOR_END line)
     /// Whether the run is over at `now`. Events at `duration` itself still happen, so a
     /// request that ends exactly then is counted.
     fn over(now: Micros, load: &Load) -> bool {
@@ -419,7 +419,7 @@ mod simulator {
     }
     // ANCHOR_END: over
 
-    // ANCHOR: queue_for
+    // ANCHOR: queue_for (the book quotes the code from here to the ANCHOR_END line)
     /// The queue a step joins when it becomes ready: that of the core that ran its
     /// request's latest step (at first, the core its connection was given). A task woken
     /// on a tokio worker joins that worker's queue the same way: a stolen task stays.
@@ -428,7 +428,7 @@ mod simulator {
     }
     // ANCHOR_END: queue_for
 
-    // ANCHOR: dispatch_order
+    // ANCHOR: dispatch_order (the book quotes the code from here to the ANCHOR_END line)
     /// The idle cores, in the order they ask `pick`: first those with steps of their own
     /// (they run their own), then the others (they may steal), in core order within each.
     /// So a core never loses its own step to a thief that happened to ask first.
@@ -440,7 +440,7 @@ mod simulator {
     }
     // ANCHOR_END: dispatch_order
 
-    // ANCHOR: idle
+    // ANCHOR: idle (the book quotes the code from here to the ANCHOR_END line)
     /// The core-microseconds from `now` to `next` during which a core sat idle while a step
     /// waited: each waiting step could have had one idle core, so min(idle, waiting) cores.
     fn idle_while_waiting(
@@ -455,7 +455,7 @@ mod simulator {
     }
     // ANCHOR_END: idle
 
-    // ANCHOR: work
+    // ANCHOR: work (the book quotes the code from here to the ANCHOR_END line)
     /// Every request alike: a first step of `base` µs, then `awaits` steps of `step` µs,
     /// each after an `.await`.
     pub fn uniform(base: Micros, awaits: u64, step: Micros) -> impl Fn(usize, u64) -> Vec<Micros> {

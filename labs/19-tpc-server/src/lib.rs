@@ -42,7 +42,7 @@ use tokio::runtime::{Builder, LocalOptions};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Sleep};
 
-// ANCHOR: api
+// ANCHOR: api (the book quotes the code from here to the ANCHOR_END line)
 /// How the server behaves. Start from `Config::default()` and change what you need.
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
@@ -190,7 +190,7 @@ impl Server {
         self.listener.socket.local_addr()
     }
 
-    // ANCHOR: given_fail_accepts
+    // ANCHOR: given_fail_accepts (given code: keep it as it is; `cargo labs check` compares it)
     /// For tests: the acceptor's next `n` accepts fail the way accept(2) fails when the
     /// process is out of file descriptors. The connection stays queued meanwhile, and
     /// the first accept after them returns it (see `Listener::accept`).
@@ -202,8 +202,8 @@ impl Server {
 }
 // ANCHOR_END: api
 
-// ANCHOR: starter
-// ANCHOR: run
+// ANCHOR: starter (the book quotes the code from here to the ANCHOR_END line)
+// ANCHOR: run (the book quotes the code from here to the ANCHOR_END line)
 impl Server {
     /// Serves until `shutdown` completes, then returns what every worker did, in worker
     /// order. `handlers(id)` builds worker `id`'s handler on that worker's thread.
@@ -244,7 +244,7 @@ impl Server {
 }
 // ANCHOR_END: run
 
-// ANCHOR: accept
+// ANCHOR: accept (the book quotes the code from here to the ANCHOR_END line)
 /// The acceptor, on the calling thread: deals connections round-robin until `shutdown`.
 fn accept(
     listener: Listening,
@@ -275,7 +275,7 @@ fn accept(
 }
 // ANCHOR_END: accept
 
-// ANCHOR: worker
+// ANCHOR: worker (the book quotes the code from here to the ANCHOR_END line)
 /// One worker: a local runtime serving the connections it is handed.
 fn worker<H: Handler + 'static>(
     id: usize,
@@ -310,8 +310,8 @@ fn worker<H: Handler + 'static>(
 
 // Given: hyper plumbing. You should not need to change anything below this line.
 
-// ANCHOR: connection
-// ANCHOR: given_connection
+// ANCHOR: connection (the book quotes the code from here to the ANCHOR_END line)
+// ANCHOR: given_connection (given code: keep it as it is; `cargo labs check` compares it)
 /// hyper's HTTP/1 settings, shared by a worker's connections. No timer: hyper's own
 /// `header_read_timeout` (which needs one) creates a new boxed timer for every request;
 /// `connection` keeps one timer per connection instead.
@@ -394,8 +394,8 @@ impl Handler for Busy {
 // ANCHOR_END: given_connection
 // ANCHOR_END: connection
 
-// ANCHOR: listener
-// ANCHOR: given_listener
+// ANCHOR: listener (the book quotes the code from here to the ANCHOR_END line)
+// ANCHOR: given_listener (given code: keep it as it is; `cargo labs check` compares it)
 /// The listening socket between `Server::bind` and the acceptor: bound, and not yet
 /// registered with any runtime.
 struct Listening {
@@ -446,8 +446,8 @@ impl Listener {
 // ANCHOR_END: given_listener
 // ANCHOR_END: listener
 
-// ANCHOR: stop
-// ANCHOR: given_stop
+// ANCHOR: stop (the book quotes the code from here to the ANCHOR_END line)
+// ANCHOR: given_stop (given code: keep it as it is; `cargo labs check` compares it)
 /// A stop signal for one worker's connections: `stop()` once, and every `wait()`
 /// completes. It never leaves the worker's thread, so it needs no lock and no atomic
 /// (tokio's `Notify` would work too, but it takes a lock each time it is polled).
@@ -534,8 +534,8 @@ impl Drop for Stopped<'_> {
 // ANCHOR_END: given_stop
 // ANCHOR_END: stop
 
-// ANCHOR: write_timeout
-// ANCHOR: given_write_timeout
+// ANCHOR: write_timeout (the book quotes the code from here to the ANCHOR_END line)
+// ANCHOR: given_write_timeout (given code: keep it as it is; `cargo labs check` compares it)
 /// A stream whose writes fail after `limit` without progress. hyper has no write
 /// timeout: a client that never reads its response would hold its connection, and a
 /// graceful shutdown, forever. The timer exists only once a write has had to wait.

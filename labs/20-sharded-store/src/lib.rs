@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot};
 
-// ANCHOR: api
+// ANCHOR: api (the book quotes the code from here to the ANCHOR_END line)
 /// How many shards, and how many requests each shard's queue holds.
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
@@ -81,11 +81,11 @@ impl fmt::Display for StoreError {
 impl Error for StoreError {}
 // ANCHOR_END: api
 
-// ANCHOR: given
+// ANCHOR: given (given code: keep it as it is; `cargo labs check` compares it)
 // Given: the messages and the queues, as the chapter builds them, so that the lab is about
 // who owns what rather than about plumbing. Use them as they are, or change them.
 
-// ANCHOR: request
+// ANCHOR: request (the book quotes the code from here to the ANCHOR_END line)
 /// What travels to a shard: owned data, and a oneshot sender for the answer. All of it
 /// is `Send`; the partition itself never travels.
 #[allow(dead_code, reason = "given: the starter does not use it yet")]
@@ -124,7 +124,7 @@ impl Request {
 }
 // ANCHOR_END: request
 
-// ANCHOR: queue
+// ANCHOR: queue (the book quotes the code from here to the ANCHOR_END line)
 /// The sending end of a shard's queue, and the shard's end.
 #[allow(dead_code, reason = "given: the starter does not use it yet")]
 type Queue = mpsc::Sender<Request>;
@@ -149,7 +149,7 @@ fn offer(queue: &Queue, shard: usize, request: Request) -> Result<(), StoreError
 }
 // ANCHOR_END: queue
 
-// ANCHOR: wait
+// ANCHOR: wait (the book quotes the code from here to the ANCHOR_END line)
 /// The answer to a request sent to `shard`. If the shard drops the request unanswered
 /// (it stopped, or panicked while serving it), the oneshot says so: an error, not a hang.
 #[allow(dead_code, reason = "given: the starter does not use it yet")]
@@ -159,7 +159,7 @@ async fn wait<T>(shard: usize, answer: oneshot::Receiver<T>) -> Result<T, StoreE
 // ANCHOR_END: wait
 // ANCHOR_END: given
 
-// ANCHOR: starter
+// ANCHOR: starter (the book quotes the code from here to the ANCHOR_END line)
 /// The shard that owns `key`, out of `shards`: the same answer on every thread.
 pub fn shard_for(key: &str, shards: usize) -> usize {
     let _ = (key, shards);

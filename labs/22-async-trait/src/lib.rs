@@ -7,7 +7,7 @@
 
 use std::pin::Pin;
 
-// ANCHOR: store
+// ANCHOR: store (the book quotes the code from here to the ANCHOR_END line)
 /// Something that answers lookups: a cache, a database, a remote service.
 pub trait Store {
     /// The value stored under `key`, if any. The future is `Send`, so that any caller
@@ -16,7 +16,7 @@ pub trait Store {
 }
 // ANCHOR_END: store
 
-// ANCHOR: dyn_store
+// ANCHOR: dyn_store (the book quotes the code from here to the ANCHOR_END line)
 /// `Store` as a trait object, for stores chosen at run time. (`Store` itself cannot be
 /// one: each implementor's `get` returns a future of a different type.) `Send + Sync`,
 /// so that a `&dyn DynStore` may go to any thread too.
@@ -34,7 +34,7 @@ impl<T: Store + Clone + Send + Sync + 'static> DynStore for T {
 }
 // ANCHOR_END: dyn_store
 
-// ANCHOR: tiers
+// ANCHOR: tiers (the book quotes the code from here to the ANCHOR_END line)
 /// Stores tried in order until one knows the key: a cache in front of a database.
 /// Which stores, and how many, is decided at run time.
 pub struct Tiers<'a> {
@@ -61,7 +61,7 @@ impl Store for Tiers<'_> {
 }
 // ANCHOR_END: tiers
 
-// ANCHOR: total
+// ANCHOR: total (the book quotes the code from here to the ANCHOR_END line)
 /// The sum of the values found for `keys`, looked up one after the other. Generic, so
 /// any store will do; with a concrete store, nothing here allocates.
 pub async fn total<S: Store>(store: &S, keys: &[u32]) -> u64 {

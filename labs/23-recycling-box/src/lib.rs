@@ -10,7 +10,7 @@ use std::pin::Pin;
 use std::ptr::NonNull;
 use std::task::{Context, Poll};
 
-// ANCHOR: given_block
+// ANCHOR: given_block (given code: keep it as it is; `cargo labs check` compares it)
 /// One heap allocation, and the layout it was made with: freeing it needs that layout.
 #[derive(Clone, Copy)]
 struct Block {
@@ -54,7 +54,7 @@ impl Block {
 }
 // ANCHOR_END: given_block
 
-// ANCHOR: given_recycler
+// ANCHOR: given_recycler (given code: keep it as it is; `cargo labs check` compares it)
 /// Keeps one block of memory, the *home block*, to box one future after another in it.
 #[derive(Default)]
 pub struct Recycler {
@@ -93,7 +93,7 @@ impl Drop for Recycler {
 }
 // ANCHOR_END: given_recycler
 
-// ANCHOR: given_handle
+// ANCHOR: given_handle (given code: keep it as it is; `cargo labs check` compares it)
 /// A future boxed by a [`Recycler`]: it lives in the recycler's memory (or in a block of
 /// its own), and hands that memory back when dropped.
 pub struct RecycledFuture<'a, T> {
@@ -116,7 +116,7 @@ impl<T> Future for RecycledFuture<'_, T> {
 }
 // ANCHOR_END: given_handle
 
-// ANCHOR: starter
+// ANCHOR: starter (the book quotes the code from here to the ANCHOR_END line)
 impl Recycler {
     /// Boxes `future`. Meant to move it into the home block when that is free and fits;
     /// the starter allocates a block of its own every time.

@@ -60,7 +60,7 @@ impl Report {
     }
 }
 
-// ANCHOR: starter
+// ANCHOR: starter (the book quotes the code from here to the ANCHOR_END line)
 /// Fires every timer at its deadline: each one calls `handler.on_fire(id)` and is
 /// recorded, in the order the handlers were called, the moment it fires. Handlers may
 /// overlap; the function returns when every handler has finished. Every timer given fires

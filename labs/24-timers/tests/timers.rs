@@ -3,7 +3,7 @@
 //! "returned at 21 ms" are exact. The handler is a fake that borrows from the test and
 //! keeps its state in `Rc`, `Cell` and `RefCell`. Each run is under two watchdogs: a poll
 //! budget (a busy loop fails at once) and a wall-clock limit (a thread blocked on a lock
-//! fails after 5 s instead of hanging). The test binary's allocator counts the bytes each
+//! fails as soon as it has been blocked for a second, instead of hanging). The test binary's allocator counts the bytes each
 //! thread asks for.
 
 use std::cell::{Cell, RefCell};
@@ -13,7 +13,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use lab_support::byte_alloc::{ByteCountingAllocator, allocated_bytes};
-use lab_support::{PollBudget, within};
+use lab_support::{PollBudget, within_unblocked};
 use timers::{Handler, Report, Timer, fire_all, tick};
 use tokio::time::{Instant, sleep};
 
@@ -23,6 +23,7 @@ use tokio::time::{Instant, sleep};
 static ALLOCATOR: ByteCountingAllocator = ByteCountingAllocator;
 
 const MS: Duration = Duration::from_millis(1);
+const SECOND: Duration = Duration::from_secs(1);
 
 // ANCHOR: handler
 /// A fake handler: records who was called and when, then "works" for a while.
@@ -101,7 +102,8 @@ const STUCK: &str = "the runtime's only thread is stuck. Blocked: a std MutexGua
     runs, so the deadline it waits for never comes.";
 
 /// Runs `what` (fire_all or tick, given the handler) in paused time on a fresh
-/// current-thread runtime, under a poll budget and a 5 s wall-clock watchdog.
+/// current-thread runtime, under a poll budget and a wall-clock watchdog: 5 s, or one
+/// second in which the thread is blocked (nothing here waits on the OS: the clock is paused).
 fn run(deadlines_ms: Vec<u64>, work: fn(u32) -> Duration, max_polls: usize, what: What) -> Outcome {
     run_hogging(deadlines_ms, |_| Duration::ZERO, work, max_polls, what)
 }
@@ -130,7 +132,7 @@ fn run_timers(
     max_polls: usize,
     what: What,
 ) -> Outcome {
-    within(Duration::from_secs(5), STUCK, move || {
+    within_unblocked(5 * SECOND, SECOND, STUCK, move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .start_paused(true)

@@ -178,10 +178,99 @@ fn unique_id(id: &str, used: &mut HashSet<String>) -> String {
         .expect("a free id")
 }
 
+/// A page as a learner can open it: its source in the repository (`src/…md`, served by
+/// scripts/serve), or, in the offline kit, which has no src/, the rendered page on disk
+/// (`…/book/html/…html`); with what it says (title, sections).
+struct Found {
+    page: Page,
+    /// Where to open it, before any `#anchor`.
+    at: String,
+}
+
+fn find_page(root: &Path, page: &str) -> Option<Found> {
+    if let Some(p) = read_page(&root.join("src"), page) {
+        return Some(Found {
+            page: p,
+            at: format!("src/{page}"),
+        });
+    }
+    let rendered = root.join("book").join("html").join(crate::labs::html(page));
+    let p = read_rendered(&rendered)?;
+    Some(Found {
+        page: p,
+        at: rendered.display().to_string(),
+    })
+}
+
+/// What a page rendered by mdBook says: its `<h1>` and the headings with their ids
+/// (`<h2 id="x"><a class="header" href="#x">Text</a></h2>`).
+fn read_rendered(file: &Path) -> Option<Page> {
+    let html = fs::read_to_string(file).ok()?;
+    let mut title = String::new();
+    let mut sections = Vec::new();
+    for piece in html.split("<h").skip(1) {
+        let level = piece.chars().next().filter(|c| ('1'..='6').contains(c));
+        let Some(level) = level else { continue };
+        let Some(rest) = piece[1..].strip_prefix(" id=\"") else {
+            continue;
+        };
+        let Some((id, rest)) = rest.split_once('"') else {
+            continue;
+        };
+        let end = format!("</h{level}>");
+        let inner = rest.split(end.as_str()).next().unwrap_or("");
+        let text = unescape(&strip_tags(inner.split_once('>').map_or(inner, |(_, t)| t)));
+        if level == '1' && title.is_empty() {
+            title = text.clone();
+        }
+        sections.push((text, id.to_owned()));
+    }
+    Some(Page {
+        title,
+        sections,
+        stub: html.contains("<!-- stub -->"),
+    })
+}
+
+fn strip_tags(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.trim().to_owned()
+}
+
+fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&amp;", "&")
+}
+
 /// "Why spawn needs 'static, section "What the compiler says": src/part2/06-static.md#…"
-fn describe(src: &Path, target: &str) -> String {
+/// (in the offline kit: "…: /…/book/html/part2/06-static.html#…").
+fn describe(root: &Path, target: &str) -> String {
     let (page, anchor) = target.split_once('#').unwrap_or((target, ""));
-    let Some(p) = read_page(src, page) else {
+    let Some(Found { page: p, at }) = find_page(root, page) else {
+        // Neither source nor rendered page: name it where the other pages are.
+        let book = root.join("book").join("html");
+        if !root.join("src").is_dir() && book.is_dir() {
+            let (page, anchor) = target.split_once('#').unwrap_or((target, ""));
+            let anchor = if anchor.is_empty() {
+                String::new()
+            } else {
+                format!("#{anchor}")
+            };
+            return format!("{}{anchor}", book.join(crate::labs::html(page)).display());
+        }
         return format!("src/{target}");
     };
     let section = p
@@ -191,7 +280,12 @@ fn describe(src: &Path, target: &str) -> String {
         .map(|(h, _)| format!(", section \"{}\"", h.replace('`', "")))
         .unwrap_or_default();
     let stub = if p.stub { " (not written yet)" } else { "" };
-    format!("{}{section}{stub}: src/{target}", p.title)
+    let anchor = if anchor.is_empty() {
+        String::new()
+    } else {
+        format!("#{anchor}")
+    };
+    format!("{}{section}{stub}: {at}{anchor}", p.title)
 }
 
 /// Prints what the book says about this failure, if anything.
@@ -203,29 +297,32 @@ pub fn print(paths: &Paths, lab: &Lab, evaluation: &Evaluation) {
     if found.is_empty() {
         return;
     }
-    let src = paths.root.join("src");
-    let faq_ids: Vec<(String, String)> =
-        read_page(&src, FAQ).map(|p| p.sections).unwrap_or_default();
+    let faq = find_page(&paths.root, FAQ);
     let plain = style::plain();
     if !plain {
         println!("\n{}", style::bold("The book explains this:"));
     }
     for entry in found {
-        let mut places: Vec<String> = entry.see.iter().map(|t| describe(&src, t)).collect();
-        if let Some(faq) = &entry.faq {
-            let id = faq_ids
+        let mut places: Vec<String> = entry.see.iter().map(|t| describe(&paths.root, t)).collect();
+        if let Some(heading) = &entry.faq {
+            let (at, sections) = match &faq {
+                Some(f) => (f.at.clone(), f.page.sections.as_slice()),
+                None => (format!("src/{FAQ}"), &[][..]),
+            };
+            // The FAQ's headings are its entries; a rendered one reads without backticks.
+            let id = sections
                 .iter()
-                .find(|(h, _)| h == faq)
+                .find(|(h, _)| h == heading || *h == heading.replace('`', ""))
                 .map(|(_, id)| format!("#{id}"))
                 .unwrap_or_default();
-            places.push(format!("When you get stuck: src/{FAQ}{id}"));
+            places.push(format!("When you get stuck: {at}{id}"));
         }
         if plain {
-            println!(
+            style::say(&format!(
                 "The book explains this ({}): {}.",
                 entry.name,
                 places.join("; ")
-            );
+            ));
         } else {
             println!("  {}", entry.name);
             for place in places {
@@ -238,7 +335,6 @@ pub fn print(paths: &Paths, lab: &Lab, evaluation: &Evaluation) {
 /// `cargo labs explain`: the table, as a learner or instructor would want it.
 pub fn list(paths: &Paths) -> Result<(), String> {
     let table = table()?;
-    let src = paths.root.join("src");
     for entry in &table.entries {
         let mut what: Vec<String> = entry.codes.clone();
         what.extend(entry.messages.iter().map(|m| format!("\"{m}\"")));
@@ -250,7 +346,7 @@ pub fn list(paths: &Paths) -> Result<(), String> {
         };
         println!("{}{labs}: {}", entry.name, what.join(", "));
         for target in &entry.see {
-            println!("  {}", describe(&src, target));
+            println!("  {}", describe(&paths.root, target));
         }
         if let Some(faq) = &entry.faq {
             println!("  FAQ: {faq}");

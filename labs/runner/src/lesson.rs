@@ -452,16 +452,15 @@ fn given_regions(files: &BTreeMap<String, String>) -> BTreeMap<String, (String, 
     for (file, text) in files {
         let lines: Vec<&str> = text.lines().collect();
         for (n, line) in lines.iter().enumerate() {
-            let Some(name) = line.trim().strip_prefix("// ANCHOR: ") else {
+            let Some(name) = anchor(line, "ANCHOR") else {
                 continue;
             };
             if !name.starts_with("given") {
                 continue;
             }
-            let end = format!("// ANCHOR_END: {name}");
             let region: Vec<&str> = lines[n + 1..]
                 .iter()
-                .take_while(|l| l.trim() != end)
+                .take_while(|l| anchor(l, "ANCHOR_END") != Some(name))
                 .copied()
                 .collect();
             let body = code_only(&region.join("\n"));
@@ -469,6 +468,18 @@ fn given_regions(files: &BTreeMap<String, String>) -> BTreeMap<String, (String, 
         }
     }
     found
+}
+
+/// The name of the anchor a line opens (`tag` "ANCHOR") or closes ("ANCHOR_END"): mdBook's
+/// `// ANCHOR: name`, which a starter follows with a note for the learner
+/// (`// ANCHOR: given_block (given code: …)`).
+fn anchor<'l>(line: &'l str, tag: &str) -> Option<&'l str> {
+    let rest = line
+        .trim()
+        .strip_prefix("// ")?
+        .strip_prefix(tag)?
+        .strip_prefix(':')?;
+    rest.split_whitespace().next()
 }
 
 /// Source code without its comments, the white space outside string literals, and the
@@ -1480,6 +1491,21 @@ fn g<'a>(x: &'a str) {}
         assert_ne!(code_only("\"a b\""), code_only("\"ab\""));
         assert_ne!(code_only("[1, 2, 3]"), code_only("[1, 2, 4]"));
         assert_ne!(code_only("pub fn"), code_only("pubfn"));
+    }
+
+    #[test]
+    fn given_regions_are_found_with_or_without_a_note() {
+        let files = BTreeMap::from([(
+            "lib.rs".to_owned(),
+            "// ANCHOR: given_a (given code: keep it as it is)\nconst A: u8 = 1;\n// ANCHOR_END: given_a\n\
+             // ANCHOR: given_b\nconst B: u8 = 2;\n// ANCHOR_END: given_b\n// ANCHOR: starter (the book)\nfn f() {}\n"
+                .to_owned(),
+        )]);
+        let found = given_regions(&files);
+        let names: Vec<&String> = found.keys().collect();
+        assert_eq!(names, ["given_a", "given_b"]);
+        assert_eq!(found["given_a"].2, code_only("const A: u8 = 1;"));
+        assert_eq!(found["given_b"].1, 4);
     }
 
     #[test]

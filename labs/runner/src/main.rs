@@ -5,13 +5,16 @@
 //!   cargo labs                 the board: every lab, done or not, and what to do next
 //!   cargo labs check NN        run lab NN's tests and say where it stands
 //!   cargo labs hint NN         reveal lab NN's next hint (`--reset` hides them again)
-//!   cargo labs watch [NN]      re-check on every save (`--poll` to poll instead)
+//!   cargo labs watch [NN]      re-check on every save (`--poll` to poll instead); when a
+//!                              lab turns green, wait for the next save (or Enter)
 //!   cargo labs reset NN        put lab NN's src/ back to its starter (keeps a backup)
 //!   cargo labs explain         the errors and panics the book explains (labs/runner/explain.toml)
 //!   cargo labs verify [NN]     maintainers: prove starters red, solutions and wrong answers right
 //!
-//! Options: `--plain` (or NO_COLOR) for projectors and screen readers; `--time-limit SECS`.
+//! Options: `--plain` (or NO_COLOR) for projectors and screen readers; `--time-limit SECS`;
+//! `--only DAY|LABS|all` (or LABS_ONLY, or `schedule` in labs/Cargo.toml) for the day's labs.
 
+mod day;
 mod explain;
 mod hints;
 mod labs;
@@ -33,7 +36,8 @@ const USAGE: &str = "\
 usage: cargo labs [board]                show every lab and the next one to do
        cargo labs check NN               run lab NN's tests and say where it stands
        cargo labs hint NN [--reset]      reveal lab NN's next hint
-       cargo labs watch [NN] [--poll]    re-check on every save
+       cargo labs watch [NN] [--poll]    re-check on every save; once a lab is green,
+                                         the next save (or Enter) goes on to the next
        cargo labs reset NN [--yes]       put lab NN's src/ back to its starter
                                          (your files go to labs/NN-slug/backup/)
        cargo labs explain                the errors and panics the book explains, and where
@@ -43,7 +47,12 @@ usage: cargo labs [board]                show every lab and the next one to do
                                          LABS_VERIFY_JOBS; LABS_VERIFY_LANES builds)
        cargo labs explain --check        maintainers: the FAQ page agrees with explain.toml
 options:
-       --plain              no colour, no drawing, one finding per line (also NO_COLOR)
+       --plain              no colour, no drawing, one finding per line, lines wrapped
+                            at the terminal's width (also NO_COLOR)
+       --only DAY|LABS|all  the labs of the day: a day of labs/schedules.toml (half-day,
+                            full-day) or a list (09,11,14); the board shows them, and
+                            Next and watch follow them (also LABS_ONLY, or schedule in
+                            labs/Cargo.toml's [workspace.metadata.labs])
        --time-limit SECS    stop a test binary that runs longer (default 60; also
                             LABS_TIME_LIMIT, or time-limit in a lab's Cargo.toml)";
 
@@ -77,6 +86,8 @@ pub struct Options {
     pub time_limit: Option<Duration>,
     /// `verify --jobs N`: how many checks run at once.
     pub jobs: Option<usize>,
+    /// `--only DAY|LABS|all` or `LABS_ONLY`: the labs of the day (see day.rs).
+    pub only: Option<String>,
 }
 
 fn parse_secs(text: &str, from: &str) -> Result<Duration, String> {
@@ -96,6 +107,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             _ => None,
         },
         jobs: None,
+        only: std::env::var("LABS_ONLY")
+            .ok()
+            .filter(|v| !v.trim().is_empty()),
     };
     let mut rest = Vec::new();
     let mut it = args.iter();
@@ -105,6 +119,13 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         } else if arg == "--time-limit" {
             let v = it.next().ok_or("--time-limit needs a number of seconds")?;
             options.time_limit = Some(parse_secs(v, "--time-limit")?);
+        } else if let Some(v) = arg.strip_prefix("--only=") {
+            options.only = Some(v.to_owned());
+        } else if arg == "--only" {
+            let v = it
+                .next()
+                .ok_or("--only needs a day (half-day), labs (09,11,14) or all")?;
+            options.only = Some(v.clone());
         } else if arg == "--jobs" {
             let v = it.next().ok_or("--jobs needs a number")?;
             options.jobs = Some(v.parse().ok().filter(|&n: &usize| n > 0).ok_or(format!(
@@ -115,6 +136,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
     }
     style::init(rest.contains(&"--plain"));
+    // `cargo labs --help`, `cargo labs watch --help`: the usage, and nothing else runs.
+    if rest.iter().any(|a| matches!(*a, "--help" | "-h" | "help")) {
+        println!("{USAGE}");
+        return Ok(ExitCode::SUCCESS);
+    }
     let paths = Paths::locate();
     let all = labs::discover(&paths.labs)?;
     let flag = |name: &str| rest.contains(&name);
@@ -191,10 +217,6 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             })
         }
         "explain" => explain::list(&paths).map(|_| ExitCode::SUCCESS),
-        "help" | "-h" | "--help" => {
-            println!("{USAGE}");
-            Ok(ExitCode::SUCCESS)
-        }
         other => Err(format!("unknown command `{other}`\n{USAGE}")),
     }
 }
@@ -219,25 +241,53 @@ pub fn evaluate(paths: &Paths, options: &Options, lab: &Lab) -> Result<Evaluatio
 }
 
 fn board(paths: &Paths, options: &Options, all: &[Lab]) -> Result<(), String> {
+    let day = day::choose(&paths.labs, all, options.only.as_deref())?;
     println!("{}\n", style::heading("Async Rust Without Arc: labs"));
+    if let Some(name) = &day.name {
+        let title = day
+            .title
+            .as_ref()
+            .map(|t| format!("{t} ({name})"))
+            .unwrap_or(name.clone());
+        style::say(&format!(
+            "The day: {title}, {} (every lab: cargo labs --only all).\n",
+            day.list()
+        ));
+    }
+    // The board names a slow test binary in its line; no "still running" notes meanwhile.
+    outcome::set_slow_notes(false);
     let mut next = None;
     let mut done = 0;
-    for lab in all {
+    for &lab in &day.labs {
         let outcome = evaluate(paths, options, lab)?.outcome;
-        println!("{}", report::status_line(lab, &outcome));
+        style::say(&report::status_line(lab, &outcome));
         if outcome.is_done() {
             done += 1;
         } else if next.is_none() {
             next = Some(lab);
         }
     }
+    let of_the_day = if day.is_every_lab() {
+        ""
+    } else {
+        " of the day"
+    };
     println!(
-        "\n{done} of {} done.",
-        outcome::plural(all.len(), "lab", "labs")
+        "\n{done} of {}{of_the_day} done.",
+        outcome::plural(day.labs.len(), "lab", "labs")
     );
     match next {
         Some(lab) => report::print_next(paths, lab),
-        None => println!("{}", style::green("Every lab is green. Well done!")),
+        None if day.is_every_lab() => {
+            println!("{}", style::green("Every lab is green. Well done!"))
+        }
+        None => {
+            println!(
+                "{}",
+                style::green("Every lab of the day is green. Well done!")
+            );
+            style::say("The other labs: cargo labs --only all");
+        }
     }
     Ok(())
 }
@@ -250,12 +300,13 @@ fn check(paths: &Paths, options: &Options, all: &[Lab], lab: &Lab) -> Result<Exi
     let evaluation = evaluate(paths, options, lab)?;
     report::print_lab(paths, lab, &evaluation);
     if evaluation.outcome.is_done() {
-        report::print_done(paths, all, lab);
+        let day = day::choose(&paths.labs, all, options.only.as_deref())?;
+        report::print_done(paths, lab, day.next_after(lab), &day);
         Ok(ExitCode::SUCCESS)
     } else {
         if style::plain() {
-            println!("Task: labs/{}/README.md", lab.slug);
-            println!("Stuck? cargo labs hint {}", lab.number);
+            style::say(&format!("Task: labs/{}/README.md", lab.slug));
+            style::say(&format!("Stuck? cargo labs hint {}", lab.number));
         } else {
             println!(
                 "\nTask: labs/{}/README.md   Stuck? cargo labs hint {}",

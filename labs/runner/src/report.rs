@@ -2,6 +2,7 @@
 //! own words, then one status line, then what to do next. In plain mode (`--plain`,
 //! `NO_COLOR`) every finding is one line of its own, and nothing is aligned or drawn.
 
+use crate::day::Day;
 use crate::explain;
 use crate::labs::{Lab, Paths, html};
 use crate::outcome::{Diagnostic, Evaluation, Outcome, failures, plural};
@@ -44,15 +45,16 @@ pub fn print_next(paths: &Paths, lab: &Lab) {
         }
     };
     if style::plain() {
-        println!("\nNext: lab {}, {}.", lab.number, lab.title);
-        println!("Task: labs/{}/README.md", lab.slug);
-        println!("Chapter: {chapter}");
+        println!();
+        style::say(&format!("Next: lab {}, {}.", lab.number, lab.title));
+        style::say(&format!("Task: labs/{}/README.md", lab.slug));
+        style::say(&format!("Chapter: {chapter}"));
         if let Some(online) = paths.book_url(&lab.page) {
-            println!("Online: {online}");
+            style::say(&format!("Online: {online}"));
         }
-        println!("Check: cargo labs check {}", lab.number);
-        println!("Stuck? cargo labs hint {}", lab.number);
-        println!("Or leave cargo labs watch running while you edit.");
+        style::say(&format!("Check: cargo labs check {}", lab.number));
+        style::say(&format!("Stuck? cargo labs hint {}", lab.number));
+        style::say("Or leave cargo labs watch running while you edit.");
         return;
     }
     println!(
@@ -71,8 +73,9 @@ pub fn print_next(paths: &Paths, lab: &Lab) {
     println!("  or leave  cargo labs watch   running while you edit");
 }
 
-/// A lab just turned green: its solution page, and the lab after it.
-pub fn print_done(paths: &Paths, all: &[Lab], lab: &Lab) {
+/// A lab just turned green: its solution page, and the lab after it (the day's next:
+/// `next`, from [`Day::next_after`]).
+pub fn print_done(paths: &Paths, lab: &Lab, next: Option<&Lab>, day: &Day) {
     let page = lab.solution_page();
     let local = paths.root.join("src").join(&page);
     let rendered = paths
@@ -80,7 +83,6 @@ pub fn print_done(paths: &Paths, all: &[Lab], lab: &Lab) {
         .join("book")
         .join("html")
         .join(page.replace(".md", ".html"));
-    let next = all.iter().skip_while(|l| l.slug != lab.slug).nth(1);
     let plain = style::plain();
     if plain {
         println!("\nDone: lab {} is green.", lab.number);
@@ -89,7 +91,7 @@ pub fn print_done(paths: &Paths, all: &[Lab], lab: &Lab) {
     }
     let say = |label: &str, text: String| {
         if plain {
-            println!("{label}: {text}");
+            style::say(&format!("{label}: {text}"));
         } else {
             println!("  {:<9} {text}", label.to_lowercase());
         }
@@ -122,9 +124,16 @@ pub fn print_done(paths: &Paths, all: &[Lab], lab: &Lab) {
                 n.number, n.title, n.number
             ),
         ),
-        None => say(
+        None if day.is_every_lab() => say(
             "Next",
             "that was the last lab: run cargo labs for the board".into(),
+        ),
+        None => say(
+            "Next",
+            format!(
+                "that was the last lab of the day ({}): run cargo labs for the board",
+                day.list()
+            ),
         ),
     }
 }
@@ -195,29 +204,52 @@ fn print_warnings(warnings: &[Diagnostic]) {
     }
 }
 
-/// One line per warning, error and failing test.
+/// One line per warning, error and failing test; under each warning and error, rustc's
+/// own excerpt of the code with its `^^^` markers (its text has no colour to drop).
 fn print_details_plain(evaluation: &Evaluation) {
-    let mut lines: Vec<String> = evaluation
+    let mut found: Vec<(String, &Diagnostic)> = evaluation
         .warnings
         .iter()
-        .map(|w| with_label(w, "warning"))
+        .map(|w| (with_label(w, "warning"), w))
         .collect();
     if let Outcome::DoesNotCompile { errors, .. } = &evaluation.outcome {
-        lines.extend(errors.iter().map(|e| with_label(e, "error")));
+        found.extend(errors.iter().map(|e| (with_label(e, "error"), e)));
     }
-    // The same error at the same place (rustc repeats some with other notes): once.
-    let mut seen: Vec<(String, usize)> = Vec::new();
-    for line in lines {
-        match seen.iter_mut().find(|(l, _)| *l == line) {
-            Some((_, n)) => *n += 1,
-            None => seen.push((line, 1)),
+    // The same error at the same place (rustc repeats some with other notes): once, with
+    // the first one's excerpt.
+    let mut seen: Vec<(String, &Diagnostic, usize)> = Vec::new();
+    for (line, d) in found {
+        match seen.iter_mut().find(|(l, _, _)| *l == line) {
+            Some((_, _, n)) => *n += 1,
+            None => seen.push((line, d, 1)),
         }
     }
-    for (line, n) in seen {
+    for (line, d, n) in seen {
         if n == 1 {
-            println!("{line}");
+            style::say(&line);
         } else {
-            println!("{line} ({n} times)");
+            style::say(&format!("{line} ({n} times)"));
+        }
+        // rustc's lines after its first (which the line above says again): the excerpt as
+        // rustc laid it out (not wrapped: the markers line up with the code).
+        // Its notes and help are prose, and wrapped like the rest.
+        let excerpt: Vec<String> = d
+            .rendered
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let t = l.trim_start();
+                if t.starts_with("= ") || t.starts_with("help:") || t.starts_with("note:") {
+                    style::wrap(l, style::width())
+                } else {
+                    l.to_owned()
+                }
+            })
+            .collect();
+        let excerpt = excerpt.join("\n");
+        let excerpt = excerpt.trim_end();
+        if !excerpt.trim().is_empty() {
+            println!("{excerpt}\n");
         }
     }
     match &evaluation.outcome {
@@ -231,12 +263,12 @@ fn print_details_plain(evaluation: &Evaluation) {
             let found = failures(output);
             for name in failed {
                 if let Some((_, how)) = crashed.iter().find(|(t, _)| t == name) {
-                    println!("test {name} crashed the test binary ({how}).");
+                    style::say(&format!("test {name} crashed the test binary ({how})."));
                     continue;
                 }
                 match found.iter().find(|f| &f.name == name) {
-                    Some(f) => println!("{}", f.one_line()),
-                    None => println!("test {name} failed."),
+                    Some(f) => style::say(&f.one_line()),
+                    None => style::say(&format!("test {name} failed.")),
                 }
             }
         }
@@ -244,8 +276,8 @@ fn print_details_plain(evaluation: &Evaluation) {
             let found = failures(output);
             for name in failed {
                 match found.iter().find(|f| &f.name == name) {
-                    Some(f) => println!("{}", f.one_line()),
-                    None => println!("test {name} failed."),
+                    Some(f) => style::say(&f.one_line()),
+                    None => style::say(&format!("test {name} failed.")),
                 }
             }
         }
@@ -272,7 +304,7 @@ pub fn print_breaches(outcome: &Outcome) {
     };
     if style::plain() {
         for breach in breaches {
-            println!("{}", breach.long());
+            style::say(&breach.long());
         }
         return;
     }
@@ -296,7 +328,9 @@ pub fn print_miri(outcome: &Outcome) {
             let what = "This lab's code is unsafe, and its tests cannot see everything unsafe \
                         code can get wrong: it is done when its tests pass under Miri too.";
             if plain {
-                println!("Miri not run: {why}. {what} Install Miri once: {install}");
+                style::say(&format!(
+                    "Miri not run: {why}. {what} Install Miri once: {install}"
+                ));
             } else {
                 println!("\n{} {what}", style::red("Miri not run:"));
                 if !why.is_empty() {
@@ -311,10 +345,10 @@ pub fn print_miri(outcome: &Outcome) {
                 .map(|t| format!(" in {t}"))
                 .unwrap_or_default();
             if plain {
-                println!(
+                style::say(&format!(
                     "Miri: every test passes, but under Miri{which}: {}",
                     report.lines().next().unwrap_or("")
-                );
+                ));
                 return;
             }
             println!(
@@ -353,10 +387,10 @@ pub fn print_hang(lab: &Lab, outcome: &Outcome) {
         .map(|h| format!(" In this lab: {h}"))
         .unwrap_or_default();
     if style::plain() {
-        println!(
+        style::say(&format!(
             "Stopped: {binary} was still running after {} s{which}. {cause}{in_this_lab} {limit_note}",
             limit.as_secs()
-        );
+        ));
         return;
     }
     println!(
@@ -373,7 +407,7 @@ pub fn print_lab(paths: &Paths, lab: &Lab, evaluation: &Evaluation) {
     print_details(evaluation);
     let outcome = &evaluation.outcome;
     if style::plain() {
-        println!("{}", status_line(lab, outcome));
+        style::say(&status_line(lab, outcome));
     } else {
         println!("\n{}", status_line(lab, outcome));
     }

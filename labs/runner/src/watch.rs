@@ -1,15 +1,26 @@
-//! `cargo labs watch`: re-checks a lab each time a file in labs/ is saved, and moves
-//! on to the next lab when it turns green. Uses the OS's file events (notify); with
-//! `--poll`, or where events are not available, it polls every second instead.
+//! `cargo labs watch`: re-checks a lab each time a file in labs/ is saved (or Enter is
+//! pressed). When the lab turns green, its result ("Done", the solution page, the next
+//! lab) stays on screen until the next save or Enter; then it goes on to the next lab of
+//! the day (see day.rs). Uses the OS's file events (notify); with `--poll`, or where
+//! events are not available, it polls every second instead.
 
+use std::io::BufRead;
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
 use notify::{Event, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
 
+use crate::day::Day;
 use crate::labs::{Lab, Paths};
 use crate::{Options, evaluate, report, style};
+
+/// What `watch` waits for.
+enum Signal {
+    Files(notify::Result<Event>),
+    /// A line on stdin: Enter pressed.
+    Enter,
+}
 
 pub fn watch(
     paths: &Paths,
@@ -18,26 +29,22 @@ pub fn watch(
     wanted: Option<&str>,
     poll: bool,
 ) -> Result<(), String> {
-    let (tx, rx) = mpsc::channel::<notify::Result<Event>>();
+    let day = crate::day::choose(&paths.labs, all, options.only.as_deref())?;
+    let (tx, rx) = mpsc::channel::<Signal>();
     // Keep the watcher alive for as long as we watch.
-    let _watcher: Box<dyn Watcher> = start(&paths.labs, tx, poll)?;
+    let _watcher: Box<dyn Watcher> = start(&paths.labs, tx.clone(), poll)?;
+    listen_for_enter(tx);
 
     let mut focus = match wanted {
         Some(w) => Some(crate::labs::find(all, w)?),
         None => None,
     };
-    // After a lab turns green, its "done" note (solution page, next lab) stays on
-    // screen above the next lab's first result.
-    let mut keep_screen = false;
     loop {
         let lab = match focus {
             Some(lab) => lab,
-            None => match first_unfinished(paths, options, all)? {
+            None => match first_unfinished(paths, options, &day)? {
                 Some(lab) => lab,
-                None => {
-                    println!("{}", style::green("Every lab is green. Well done!"));
-                    return Ok(());
-                }
+                None => return all_green(&day),
             },
         };
         focus = Some(lab);
@@ -47,45 +54,68 @@ pub fn watch(
             Ok(evaluation) => evaluation,
             Err(e) => {
                 eprintln!("{} {e}", style::red("error:"));
-                wait_for_change(&rx)?;
+                wait(&rx)?;
                 continue;
             }
         };
-        if !keep_screen {
-            style::clear_screen();
-        }
-        keep_screen = false;
+        style::clear_screen();
         report::print_lab(paths, lab, &evaluation);
         if evaluation.outcome.is_done() {
-            report::print_done(paths, all, lab);
+            let next = day.next_after(lab);
+            report::print_done(paths, lab, next, &day);
             if wanted.is_some() {
                 return Ok(());
             }
+            // The day's last lab: done if every other one is.
+            if next.is_none() && first_unfinished(paths, options, &day)?.is_none() {
+                println!();
+                return all_green(&day);
+            }
+            // The result stays on screen until the learner moves on.
+            let then = match next {
+                Some(n) => format!("lab {}", n.number),
+                None => "the first lab of the day not done yet".to_owned(),
+            };
             println!();
-            focus = None;
-            keep_screen = true;
+            style::say(&format!(
+                "Save a file (or press Enter) to go on to {then}; Ctrl-C to stop."
+            ));
+            wait(&rx)?;
+            focus = next;
             continue;
         }
         let note = format!(
-            "Watching labs/ for changes to lab {} (task: labs/{}/README.md, hint: cargo labs hint {}, Ctrl-C to stop)",
+            "Watching labs/ for changes to lab {} (task: labs/{}/README.md, hint: cargo labs hint {}; Enter checks again, Ctrl-C stops)",
             lab.number, lab.slug, lab.number
         );
         if style::plain() {
-            println!("{note}.");
+            style::say(&format!("{note}."));
         } else {
             println!("{}", style::dim(&note));
         }
-        wait_for_change(&rx)?;
+        wait(&rx)?;
     }
 }
 
-fn start(
-    dir: &Path,
-    tx: mpsc::Sender<notify::Result<Event>>,
-    poll: bool,
-) -> Result<Box<dyn Watcher>, String> {
+fn all_green(day: &Day) -> Result<(), String> {
+    let what = if day.is_every_lab() {
+        "Every lab is green. Well done!"
+    } else {
+        "Every lab of the day is green. Well done!"
+    };
+    println!("{}", style::green(what));
+    Ok(())
+}
+
+fn start(dir: &Path, tx: mpsc::Sender<Signal>, poll: bool) -> Result<Box<dyn Watcher>, String> {
+    let handler = {
+        let tx = tx.clone();
+        move |event| {
+            let _ = tx.send(Signal::Files(event));
+        }
+    };
     if !poll {
-        match RecommendedWatcher::new(tx.clone(), notify::Config::default()) {
+        match RecommendedWatcher::new(handler.clone(), notify::Config::default()) {
             Ok(mut w) => match w.watch(dir, RecursiveMode::Recursive) {
                 Ok(()) => return Ok(Box::new(w)),
                 Err(e) => eprintln!("file events unavailable ({e}); polling instead"),
@@ -94,34 +124,53 @@ fn start(
         }
     }
     let config = notify::Config::default().with_poll_interval(Duration::from_secs(1));
-    let mut w = PollWatcher::new(tx, config).map_err(|e| e.to_string())?;
+    let mut w = PollWatcher::new(handler, config).map_err(|e| e.to_string())?;
     w.watch(dir, RecursiveMode::Recursive)
         .map_err(|e| e.to_string())?;
     Ok(Box::new(w))
 }
 
-/// Blocks until a Rust or TOML file changes, then lets a burst of saves settle.
-fn wait_for_change(rx: &mpsc::Receiver<notify::Result<Event>>) -> Result<(), String> {
+/// Each line read from stdin (Enter in a terminal) is a signal to go on. At the end of
+/// stdin (none, or a closed pipe) the thread ends, and only saves count.
+fn listen_for_enter(tx: mpsc::Sender<Signal>) {
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            if line.is_err() || tx.send(Signal::Enter).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+/// Blocks until a Rust or TOML file changes, or Enter is pressed, then lets a burst of
+/// saves settle.
+fn wait(rx: &mpsc::Receiver<Signal>) -> Result<(), String> {
     let relevant = |event: &Event| {
         event.kind.is_modify() || event.kind.is_create() || event.kind.is_remove()
     } && event.paths.iter().any(|p| p.extension().is_some_and(|e| e == "rs" || e == "toml"));
     loop {
         match rx.recv() {
-            Ok(Ok(event)) if relevant(&event) => break,
+            Ok(Signal::Files(Ok(event))) if relevant(&event) => break,
+            Ok(Signal::Enter) => break,
             Ok(_) => continue,
             Err(_) => return Err("the file watcher stopped".into()),
         }
     }
-    while rx.recv_timeout(Duration::from_millis(300)).is_ok() {}
+    // Events that came with this one, or right after (an editor saves in steps).
+    while let Ok(signal) = rx.recv_timeout(Duration::from_millis(300)) {
+        if matches!(signal, Signal::Enter) {
+            break;
+        }
+    }
     Ok(())
 }
 
 fn first_unfinished<'a>(
     paths: &Paths,
     options: &Options,
-    all: &'a [Lab],
+    day: &Day<'a>,
 ) -> Result<Option<&'a Lab>, String> {
-    for lab in all {
+    for &lab in &day.labs {
         if !evaluate(paths, options, lab)?.outcome.is_done() {
             return Ok(Some(lab));
         }

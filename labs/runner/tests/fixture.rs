@@ -52,8 +52,8 @@ fn shared() -> &'static Path {
     })
 }
 
-/// `cargo labs ARGS` on the copy at `root`, with `input` on stdin.
-fn labs_in(root: &Path, args: &[&str], input: Option<&str>) -> (Output, String) {
+/// The runner, set up to run `ARGS` on the copy at `root`.
+fn runner(root: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_labs"));
     cmd.args(args)
         .current_dir(root.join("labs"))
@@ -66,9 +66,22 @@ fn labs_in(root: &Path, args: &[&str], input: Option<&str>) -> (Output, String) 
         .env_remove("LABS_TIME_LIMIT")
         .env_remove("NO_COLOR")
         .env_remove("CARGO_MANIFEST_DIR")
+        .env_remove("LABS_ONLY")
+        // Plain lines wrap at the terminal's width, else COLUMNS: wide enough that the
+        // tests see each finding whole, but where they test the wrapping.
+        .env("COLUMNS", "1000")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    cmd
+}
+
+/// `cargo labs ARGS` on the copy at `root`, with `input` on stdin.
+fn labs_in(root: &Path, args: &[&str], input: Option<&str>) -> (Output, String) {
+    run(runner(root, args), input)
+}
+
+fn run(mut cmd: Command, input: Option<&str>) -> (Output, String) {
     let mut child = cmd.spawn().expect("the runner starts");
     let mut stdin = child.stdin.take().unwrap();
     if let Some(text) = input {
@@ -537,4 +550,283 @@ fn reset_without_git_uses_the_pristine_copy() {
         fs::read_to_string(lab.join(".starter/src/lib.rs")).unwrap()
     );
     assert!(!lab.join("src/extra.rs").exists(), "{text}");
+}
+
+#[test]
+fn help_prints_the_usage_and_runs_nothing() {
+    for args in [
+        &["--help"][..],
+        &["-h"],
+        &["watch", "--help"],
+        &["check", "02", "--help"],
+    ] {
+        let (out, text) = labs(args);
+        assert!(out.status.success(), "{args:?}: {text}");
+        assert!(text.starts_with("usage: cargo labs"), "{args:?}: {text}");
+        // No board, no test run, no watching: the usage alone.
+        assert!(
+            !text.contains("labs done") && !text.contains("Watching") && !text.contains("Lab 02"),
+            "{args:?}: {text}"
+        );
+    }
+}
+
+#[test]
+fn only_chooses_the_labs_of_the_day() {
+    let (out, text) = labs(&["--only", "02,04", "--plain"]);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("The day: 02,04, labs 02 and 04"), "{text}");
+    assert!(
+        text.contains("Lab 02, Red, 5 minutes: 1 of 2 tests failing."),
+        "{text}"
+    );
+    assert!(text.contains("Lab 04, Hangs, 5 minutes:"), "{text}");
+    for other in ["Lab 01,", "Lab 03,", "Lab 05,", "Lab 06,", "Lab 07,"] {
+        assert!(!text.contains(other), "{other} is not of the day:\n{text}");
+    }
+    assert!(text.contains("0 of 2 labs of the day done."), "{text}");
+    assert!(text.contains("Next: lab 02, Red."), "{text}");
+
+    // A green lab's "Next" is the day's next lab, not the next folder.
+    let (out, text) = labs(&["check", "01", "--only=01,04", "--plain"]);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Next: lab 04: Hangs"), "{text}");
+    let (_, text) = labs(&["check", "01", "--only", "01", "--plain"]);
+    assert!(
+        text.contains("Next: that was the last lab of the day (lab 01)"),
+        "{text}"
+    );
+
+    let (out, text) = labs(&["--only", "half-day"]);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("no day called `half-day`"), "{text}");
+}
+
+/// A copy whose labs/Cargo.toml names the day `demo` of its labs/schedules.toml: labs 01
+/// and 03, with their walkthroughs.
+fn scheduled_copy(name: &str) -> PathBuf {
+    let root = fresh_copy(name);
+    let manifest = root.join("labs/Cargo.toml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    fs::write(
+        &manifest,
+        text + "\n[workspace.metadata.labs]\nschedule = \"demo\"\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("labs/schedules.toml"),
+        "[demo]\ntitle = \"A demo day\"\nstart = \"09:00\"\n\n\
+         [[demo.slot]]\ntitle = \"Arrival\"\nminutes = 10\n\n\
+         [[demo.slot]]\ntitle = \"One\"\npages = [\"part1/01-green.md\", \"part1/01-green-solution.md\"]\n\n\
+         [[demo.slot]]\nbreak = 10\n\n\
+         [[demo.slot]]\ntitle = \"Three\"\npages = [\"part1/03-broken.md\", \"part1/03-broken-solution.md\"]\n",
+    )
+    .unwrap();
+    root
+}
+
+#[test]
+fn a_schedule_in_cargo_toml_chooses_the_day() {
+    let root = scheduled_copy("schedule");
+    let (out, text) = labs_in(&root, &["--plain"], None);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("The day: A demo day (demo), labs 01 and 03"),
+        "{text}"
+    );
+    assert!(text.contains("Lab 01, Green"), "{text}");
+    assert!(text.contains("Lab 03, Does not compile"), "{text}");
+    assert!(!text.contains("Lab 02,"), "{text}");
+    assert!(text.contains("1 of 2 labs of the day done."), "{text}");
+    assert!(text.contains("Next: lab 03, Does not compile."), "{text}");
+
+    let (_, text) = labs_in(&root, &["check", "01", "--plain"], None);
+    assert!(text.contains("Next: lab 03: Does not compile"), "{text}");
+
+    // --only all, or LABS_ONLY, override it for one command.
+    let (_, text) = labs_in(&root, &["--only", "all", "--plain"], None);
+    assert!(
+        text.contains("Lab 02, Red") && text.contains("1 of 7 labs done."),
+        "{text}"
+    );
+    let mut cmd = runner(&root, &["--plain"]);
+    cmd.env("LABS_ONLY", "02");
+    let (_, text) = run(cmd, None);
+    assert!(
+        text.contains("The day: 02, lab 02") && text.contains("0 of 1 lab of the day done."),
+        "{text}"
+    );
+}
+
+#[test]
+fn plain_keeps_rustcs_excerpt_and_wraps_at_the_terminals_width() {
+    let mut cmd = runner(shared(), &["check", "03", "--plain"]);
+    cmd.env("COLUMNS", "40");
+    let (out, text) = run(cmd, None);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    // The finding, wrapped at 40 columns, then rustc's excerpt with its markers.
+    assert!(
+        text.contains("03-broken/src/lib.rs:2:5: error[E0308]:\n  mismatched types (expected `u32`,\n  found `&str`)"),
+        "{text}"
+    );
+    assert!(text.contains("2 |     \"42\""), "{text}");
+    assert!(text.contains("^^^^ expected `u32`, found `&str`"), "{text}");
+    assert!(
+        text.contains("Lab 03, Does not compile, 5 minutes:\n  does not compile (1 error: E0308)."),
+        "{text}"
+    );
+    assert!(!text.contains('\x1b'), "{text}");
+    // Every line but rustc's excerpt fits.
+    for line in text.lines() {
+        let excerpt = line.contains(" | ")
+            || line.trim_start().starts_with('|')
+            || line.trim_start().starts_with("-->");
+        assert!(
+            excerpt || line.chars().count() <= 40,
+            "longer than 40: {line:?}\n{text}"
+        );
+    }
+}
+
+/// What a running `cargo labs watch` has printed so far, read on a thread of its own.
+struct Watching {
+    child: std::process::Child,
+    seen: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Watching {
+    fn start(root: &Path, args: &[&str]) -> Watching {
+        let mut child = runner(root, args).spawn().expect("watch starts");
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        for pipe in [
+            Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
+            Box::new(child.stderr.take().unwrap()),
+        ] {
+            let seen = std::sync::Arc::clone(&seen);
+            std::thread::spawn(move || {
+                let mut pipe = pipe;
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = pipe.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    seen.lock()
+                        .unwrap()
+                        .push_str(&String::from_utf8_lossy(&buf[..n]));
+                }
+            });
+        }
+        Watching { child, seen }
+    }
+
+    fn text(&self) -> String {
+        self.seen.lock().unwrap().replace('\\', "/")
+    }
+
+    /// Waits (60 s at most) until the output contains `what`, after `from` bytes of it.
+    fn wait_for(&self, what: &str, from: usize) -> usize {
+        let start = std::time::Instant::now();
+        loop {
+            let text = self.text();
+            if let Some(at) = text[from.min(text.len())..].find(what) {
+                return from + at + what.len();
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(60),
+                "watch never printed {what:?}:\n{text}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+use std::io::Read;
+
+#[test]
+fn watch_keeps_a_green_result_on_screen_until_the_next_save_or_enter() {
+    let root = fresh_copy("watch");
+    let mut watch = Watching::start(&root, &["watch", "--poll", "--plain", "--only", "02,03"]);
+    let at = watch.wait_for("Watching labs/ for changes to lab 02", 0);
+
+    // The learner fixes lab 02: it turns green, and what comes next stays on screen.
+    fs::write(
+        root.join("labs/02-red/src/lib.rs"),
+        "pub fn answer() -> u32 {\n    42\n}\n",
+    )
+    .unwrap();
+    let at = watch.wait_for("Done: lab 02 is green.", at);
+    let at = watch.wait_for("Next: lab 03: Does not compile", at);
+    let at = watch.wait_for("Save a file (or press Enter) to go on to lab 03", at);
+    // Lab 03 builds in a second; nothing of it comes while the result is on screen.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert!(
+        !watch.text()[at..].contains("Lab 03"),
+        "watch went on by itself:\n{}",
+        watch.text()
+    );
+
+    // Enter goes on to the next lab of the day.
+    let stdin = watch.child.stdin.as_mut().unwrap();
+    stdin.write_all(b"\n").unwrap();
+    stdin.flush().unwrap();
+    let at = watch.wait_for("Lab 03, Does not compile, 5 minutes: does not compile", at);
+    watch.wait_for("Watching labs/ for changes to lab 03", at);
+}
+
+#[test]
+fn in_the_offline_kit_the_book_explains_from_its_rendered_pages() {
+    // The kit has no src/, only the rendered book in book/html/.
+    let root = fresh_copy("kit-explain");
+    fs::remove_dir_all(root.join("src")).unwrap();
+    let html = root.join("book/html");
+    fs::create_dir_all(html.join("part2")).unwrap();
+    fs::create_dir_all(html.join("appendix")).unwrap();
+    let heading = |level: u8, id: &str, text: &str| {
+        format!("<h{level} id=\"{id}\"><a class=\"header\" href=\"#{id}\">{text}</a></h{level}>\n")
+    };
+    fs::write(
+        html.join("part2/06-static.html"),
+        heading(1, "why-spawn-needs-static", "Why spawn needs &#39;static")
+            + &heading(
+                2,
+                "what-the-compiler-says",
+                "What the <code>compiler</code> says",
+            ),
+    )
+    .unwrap();
+    fs::write(
+        html.join("appendix/faq.html"),
+        heading(1, "when-you-get-stuck", "When you get stuck")
+            + &heading(
+                2,
+                "borrowed-entry",
+                "&quot;borrowed value does not live long enough&quot; or E0373 when spawning",
+            ),
+    )
+    .unwrap();
+    // Lab 03 now fails with E0597, which the book explains.
+    fs::write(
+        root.join("labs/03-broken/src/lib.rs"),
+        "pub fn answer() -> u32 {\n    let r;\n    {\n        let x = 42;\n        r = &x;\n    }\n    *r\n}\n",
+    )
+    .unwrap();
+    let (out, text) = labs_in(&root, &["check", "03", "--plain"], None);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let book = html.display().to_string().replace('\\', "/");
+    for place in [
+        format!(
+            "Why spawn needs 'static, section \"What the compiler says\": {book}/part2/06-static.html#what-the-compiler-says"
+        ),
+        format!("When you get stuck: {book}/appendix/faq.html#borrowed-entry"),
+    ] {
+        assert!(text.contains(&place), "missing {place:?} in:\n{text}");
+    }
+    assert!(!text.contains("src/part"), "{text}");
 }

@@ -18,7 +18,8 @@
 //! - [`poll`]: polling by hand with no runtime (for allocation counts and Miri), and the
 //!   smallest await point, [`yield_once`];
 //! - [`watchdog`]: turns a hang into a failing test with a message that names the cause,
-//!   by wall clock (a thread, with a paused current-thread or local runtime) or by a
+//!   by wall clock (a thread, with a paused current-thread or local runtime; one that
+//!   never waits on the OS fails as soon as its thread blocks) or by a
 //!   poll budget (deterministic); `checked` wraps a call into the learner's code in a
 //!   poll budget and a must-wake check at once;
 //! - [`tripwire`]: a wall-clock watchdog the test can also trip early, from any thread,
@@ -52,4 +53,4 @@ pub use os_thread::OsThread;
 pub use poll::{poll_once, poll_to_end, yield_once};
 pub use tripwire::{Tripwire, within_tripwire};
 pub use waker::{CountingWaker, MustWake, TestTask, counting_waker};
-pub use watchdog::{PollBudget, checked, paused, paused_local, within};
+pub use watchdog::{PollBudget, checked, paused, paused_local, within, within_unblocked};

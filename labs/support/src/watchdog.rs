@@ -37,10 +37,38 @@ pub fn within<T: Send + 'static>(
     within_wall(limit, limit * 3, why_stuck, f)
 }
 
+/// Like [`within`], for a body that never waits on the operating system: a paused-time
+/// runtime on one thread, whose clock jumps ahead instead of sleeping. Such a body whose
+/// thread is asleep, in one sleep that has lasted `blocked` (a `std::sync::Mutex` locked
+/// a second time on the thread that holds it, say), never wakes: the test fails then,
+/// with `why_stuck`, instead of at `limit`. Linux only (it reads `/proc`, see
+/// [`OsThread`](crate::OsThread)); elsewhere only `limit` applies.
+pub fn within_unblocked<T: Send + 'static>(
+    limit: Duration,
+    blocked: Duration,
+    why_stuck: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    watch(limit, limit * 3, Some(blocked), why_stuck, f)
+}
+
 /// [`within`] with its cap on wall-clock time given.
 fn within_wall<T: Send + 'static>(
     limit: Duration,
     wall_cap: Duration,
+    why_stuck: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    watch(limit, wall_cap, None, why_stuck, f)
+}
+
+/// The watchdog: `limit` of time the body's thread ran or waited (not time it waited for
+/// a CPU), at most `wall_cap` of wall-clock time, and, with `blocked`, one sleep of the
+/// body's thread that lasts that long.
+fn watch<T: Send + 'static>(
+    limit: Duration,
+    wall_cap: Duration,
+    blocked: Option<Duration>,
     why_stuck: &str,
     f: impl FnOnce() -> T + Send + 'static,
 ) -> T {
@@ -49,11 +77,15 @@ fn within_wall<T: Send + 'static>(
     let handle = thread::Builder::new()
         .name("test body (watchdog)".into())
         .spawn(move || {
-            let _ = told.send(thread_schedstat_path());
+            let _ = told.send((thread_schedstat_path(), crate::OsThread::current()));
             let _ = done.send(f());
         })
         .expect("spawn the test body's thread");
-    let schedstat = where_body.recv().ok().flatten();
+    let (schedstat, body) = where_body.recv().unwrap_or((None, None));
+    let body = body.filter(|_| blocked.is_some());
+    // The sleep the body's thread is in: when it was first seen, and the thread's count of
+    // sleeps then (a new sleep, however short the wake-up between, starts the count over).
+    let mut asleep: Option<(Instant, u64)> = None;
     let waited_at_start = schedstat
         .as_deref()
         .and_then(runqueue_wait)
@@ -75,7 +107,28 @@ fn within_wall<T: Send + 'static>(
                  waiting for a CPU): {why_stuck}"
             );
         }
-        let step = (limit - counted).min(Duration::from_millis(200));
+        if let (Some(body), Some(blocked)) = (body, blocked) {
+            asleep = match (body.asleep(), body.sleeps(), asleep) {
+                (Some(true), Some(n), Some((since, m))) if n == m => Some((since, m)),
+                (Some(true), Some(n), _) => Some((Instant::now(), n)),
+                _ => None,
+            };
+            if let Some((since, _)) = asleep
+                && since.elapsed() >= blocked
+            {
+                panic!(
+                    "the test's thread has been blocked for {:?}, in one sleep, while its \
+                     clock is paused (nothing it runs waits on the operating system): \
+                     {why_stuck}",
+                    since.elapsed()
+                );
+            }
+        }
+        let step = (limit - counted).min(if body.is_some() {
+            Duration::from_millis(20)
+        } else {
+            Duration::from_millis(200)
+        });
         match result.recv_timeout(step) {
             Ok(value) => return value,
             // The thread ended without a value: it panicked. Show its panic as ours.
@@ -317,6 +370,55 @@ mod tests {
             wall > Duration::from_millis(400),
             "the body was not starved ({wall:?}), so this test proved nothing"
         );
+    }
+
+    /// A body blocked on a lock its own thread holds fails within a second, not at the
+    /// limit (Linux; elsewhere only the limit applies, so the test skips).
+    #[test]
+    fn within_unblocked_fails_a_thread_blocked_on_its_own_lock() {
+        if crate::OsThread::current().is_none() {
+            return;
+        }
+        let start = Instant::now();
+        let failed = panic::catch_unwind(|| {
+            within_unblocked(
+                Duration::from_secs(600),
+                Duration::from_millis(300),
+                "a lock taken twice",
+                || {
+                    let lock = std::sync::Mutex::new(());
+                    let _held = lock.lock().unwrap();
+                    // The second lock on the same thread never returns.
+                    let _again = lock.lock();
+                },
+            )
+        });
+        let took = start.elapsed();
+        let message = failed
+            .expect_err("a blocked body must fail")
+            .downcast::<String>()
+            .map(|m| *m)
+            .unwrap_or_default();
+        assert!(message.contains("blocked for"), "{message}");
+        assert!(took < Duration::from_secs(60), "failed only after {took:?}");
+    }
+
+    /// A body that works and naps now and then, each nap shorter than `blocked`, is not
+    /// taken for a blocked one, however long it runs in all.
+    #[test]
+    fn within_unblocked_lets_short_sleeps_pass() {
+        let naps = within_unblocked(
+            Duration::from_secs(60),
+            Duration::from_millis(300),
+            "never",
+            || {
+                for _ in 0..10 {
+                    thread::sleep(Duration::from_millis(60));
+                }
+                10
+            },
+        );
+        assert_eq!(naps, 10);
     }
 
     #[test]
