@@ -180,10 +180,17 @@ fn unique_id(id: &str, used: &mut HashSet<String>) -> String {
 
 /// "Why spawn needs 'static, section "What the compiler says": src/part2/06-static.md#…"
 fn describe(src: &Path, target: &str) -> String {
+    match place(src, target) {
+        Some(place) => format!("{place}: src/{target}"),
+        None => format!("src/{target}"),
+    }
+}
+
+/// "Why spawn needs 'static, section "What the compiler says"", or `None` when the page
+/// is not there (the room board shows it without the path).
+pub fn place(src: &Path, target: &str) -> Option<String> {
     let (page, anchor) = target.split_once('#').unwrap_or((target, ""));
-    let Some(p) = read_page(src, page) else {
-        return format!("src/{target}");
-    };
+    let p = read_page(src, page)?;
     let section = p
         .sections
         .iter()
@@ -191,7 +198,7 @@ fn describe(src: &Path, target: &str) -> String {
         .map(|(h, _)| format!(", section \"{}\"", h.replace('`', "")))
         .unwrap_or_default();
     let stub = if p.stub { " (not written yet)" } else { "" };
-    format!("{}{section}{stub}: src/{target}", p.title)
+    Some(format!("{}{section}{stub}", p.title))
 }
 
 /// Prints what the book says about this failure, if anything.
