@@ -134,7 +134,7 @@ fn run() -> Result<(), String> {
         let mut buf = [0u8; 256];
         let mut stdin = std::io::stdin();
         while matches!(stdin.read(&mut buf), Ok(n) if n > 0) {}
-        println!("The room is closed (the runner that started it has stopped).");
+        say("The room is closed (the runner that started it has stopped).");
         std::process::exit(0);
     });
     let runtime = Builder::new_current_thread()
@@ -142,6 +142,12 @@ fn run() -> Result<(), String> {
         .build_local(LocalOptions::default())
         .map_err(|e| format!("starting the runtime: {e}"))?;
     runtime.block_on(serve(args, spec))
+}
+
+/// A line for the instructor. A closed stdout is no reason to close the room.
+fn say(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stdout(), "{line}");
 }
 
 /// Everything the connections share, on this one thread.
@@ -189,28 +195,30 @@ async fn serve(args: Args, spec: Spec) -> Result<(), String> {
     } else {
         format!("http://{}/", SocketAddr::new(args.bind, port))
     };
-    println!("The room is open: {here} on this machine ({day}). Put it on the projector.");
+    say(&format!(
+        "The room is open: {here} on this machine ({day}). Put it on the projector."
+    ));
     if args.bind.is_loopback() {
-        println!(
+        say(&format!(
             "It listens on {} only: no other machine can reach it (leave out --bind to open it to the network).",
             args.bind
-        );
+        ));
     }
-    println!(
+    say(&format!(
         "Attendees run this once, in labs/:  {}",
         app.join(true, None)
+    ));
+    say(
+        "What travels: each lab's status, failing test names and error codes; never source code or paths.",
     );
-    println!(
-        "What travels: each lab's status, failing test names and error codes; never source code or paths."
-    );
-    println!("Ctrl-C closes the room. It keeps nothing: the board lives in memory.");
+    say("Ctrl-C closes the room. It keeps nothing: the board lives in memory.");
 
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(e) => {
                 // Out of file descriptors, say: not the end of the room.
-                eprintln!("accept failed: {e}");
+                say(&format!("accept failed: {e}"));
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             }
