@@ -135,12 +135,16 @@ fn new_id() -> String {
 /// "http://10.0.0.5:7878/" -> ("10.0.0.5", 7878). Plain HTTP on the local network; the
 /// port defaults to `room`'s.
 fn parse_url(url: &str) -> Result<(String, u16), String> {
-    let bad = |why: &str| format!("--room `{url}`: {why}; e.g. --room http://192.168.1.20:{DEFAULT_PORT}");
+    let bad = |why: &str| {
+        format!("--room `{url}`: {why}; e.g. --room http://192.168.1.20:{DEFAULT_PORT}")
+    };
     let lower = url.to_ascii_lowercase();
     let rest = if lower.starts_with("http://") {
         &url[7..]
     } else if lower.starts_with("https://") {
-        return Err(bad("the room speaks plain http on the local network, not https"));
+        return Err(bad(
+            "the room speaks plain http on the local network, not https",
+        ));
     } else if url.contains("://") {
         return Err(bad("not an http address"));
     } else {
@@ -204,7 +208,11 @@ pub fn join(paths: &Paths, args: &Args) -> Result<(), String> {
         return Ok(());
     }
     let known = load(paths);
-    let Some(url) = args.url.clone().or_else(|| known.as_ref().map(|k| k.url.clone())) else {
+    let Some(url) = args
+        .url
+        .clone()
+        .or_else(|| known.as_ref().map(|k| k.url.clone()))
+    else {
         return Err(format!(
             "--name and --code go with --room: cargo labs --room http://HOST:{DEFAULT_PORT} --name \"Your name\""
         ));
@@ -229,7 +237,8 @@ pub fn join(paths: &Paths, args: &Args) -> Result<(), String> {
         id: known.map(|k| k.id).unwrap_or_else(new_id),
     };
     save(paths, &joined)?;
-    let what = "each lab's status, failing test names and error codes (never your code or file paths)";
+    let what =
+        "each lab's status, failing test names and error codes (never your code or file paths)";
     if style::plain() {
         println!(
             "Room: reporting to {} as {}: {what}. Stop with cargo labs --room off.",
@@ -434,7 +443,9 @@ fn io_words(e: &std::io::Error, limit: Duration) -> String {
         std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
             format!("no answer within {} s", limit.as_secs_f64())
         }
-        std::io::ErrorKind::ConnectionRefused => "connection refused: is cargo labs room running there?".into(),
+        std::io::ErrorKind::ConnectionRefused => {
+            "connection refused: is cargo labs room running there?".into()
+        }
         _ => e.to_string(),
     }
 }
@@ -457,35 +468,35 @@ fn lab_report(lab: &Lab, evaluation: &Evaluation) -> Value {
             .cloned()
             .collect()
     };
-    let (state, tests, codes, lesson): (&str, Vec<String>, Vec<String>, Vec<String>) =
-        match outcome {
-            Outcome::Done { .. } => ("done", vec![], vec![], vec![]),
-            Outcome::DoesNotCompile { errors, .. } => {
-                let codes = error_kinds(errors)
-                    .0
-                    .into_keys()
-                    .filter(|c| c.len() == 5 && c.starts_with('E'))
-                    .take(8)
-                    .collect();
-                ("compile", vec![], codes, vec![])
-            }
-            Outcome::Failing { failed, .. } => ("failing", tests(failed), vec![], vec![]),
-            Outcome::Hung { running, .. } => ("hung", tests(running), vec![], vec![]),
-            Outcome::BreaksLesson { breaches, .. } => {
-                let mut items: Vec<String> =
-                    breaches.iter().map(|b| b.item.name().to_owned()).collect();
-                items.dedup();
-                items.truncate(8);
-                ("lesson", vec![], vec![], items)
-            }
-            Outcome::MiriFailed { test, .. } => (
-                "miri",
-                tests(&test.iter().cloned().collect::<Vec<_>>()),
-                vec![],
-                vec![],
-            ),
-            Outcome::MiriNotRun { .. } => ("miri", vec![], vec![], vec![]),
-        };
+    let (state, tests, codes, lesson): (&str, Vec<String>, Vec<String>, Vec<String>) = match outcome
+    {
+        Outcome::Done { .. } => ("done", vec![], vec![], vec![]),
+        Outcome::DoesNotCompile { errors, .. } => {
+            let codes = error_kinds(errors)
+                .0
+                .into_keys()
+                .filter(|c| c.len() == 5 && c.starts_with('E'))
+                .take(8)
+                .collect();
+            ("compile", vec![], codes, vec![])
+        }
+        Outcome::Failing { failed, .. } => ("failing", tests(failed), vec![], vec![]),
+        Outcome::Hung { running, .. } => ("hung", tests(running), vec![], vec![]),
+        Outcome::BreaksLesson { breaches, .. } => {
+            let mut items: Vec<String> =
+                breaches.iter().map(|b| b.item.name().to_owned()).collect();
+            items.dedup();
+            items.truncate(8);
+            ("lesson", vec![], vec![], items)
+        }
+        Outcome::MiriFailed { test, .. } => (
+            "miri",
+            tests(&test.iter().cloned().collect::<Vec<_>>()),
+            vec![],
+            vec![],
+        ),
+        Outcome::MiriNotRun { .. } => ("miri", vec![], vec![], vec![]),
+    };
     let explained: Vec<String> = explain::table()
         .map(|table| {
             explain::matching(&table, lab, outcome)
@@ -517,7 +528,11 @@ fn started(lab: &Lab) -> bool {
 /// The day's labs, the room's columns: `--only 09,11,14`, else the `schedule` (or
 /// `only`) list of labs/Cargo.toml's `[workspace.metadata.labs]`, else every lab.
 /// (Where the workshop's schedule is read: keep any change to its format here.)
-pub fn day_labs<'a>(paths: &Paths, all: &'a [Lab], only: Option<&str>) -> Result<Vec<&'a Lab>, String> {
+pub fn day_labs<'a>(
+    paths: &Paths,
+    all: &'a [Lab],
+    only: Option<&str>,
+) -> Result<Vec<&'a Lab>, String> {
     let listed: Option<Vec<String>> = match only {
         Some(list) => Some(list.split(',').map(|s| s.trim().to_owned()).collect()),
         None => {
@@ -639,9 +654,7 @@ pub fn serve(paths: &Paths, args: &Args, all: &[Lab]) -> Result<ExitCode, String
     let day = day_labs(paths, all, args.only.as_deref())?;
     let spec = spec(paths, all, &day)?;
     let workspace = server_workspace(paths);
-    println!(
-        "Starting the room board (cargo build -p labs-room: a minute or two the first time)…"
-    );
+    println!("Starting the room board (cargo build -p labs-room: a minute or two the first time)…");
     let program = build_server(&workspace)?;
     let mut command = Command::new(program);
     command.arg("--port").arg(match &args.port {
@@ -669,7 +682,12 @@ pub fn serve(paths: &Paths, args: &Args, all: &[Lab]) -> Result<ExitCode, String
     Ok(if status.success() {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(status.code().and_then(|c| u8::try_from(c).ok()).unwrap_or(1))
+        ExitCode::from(
+            status
+                .code()
+                .and_then(|c| u8::try_from(c).ok())
+                .unwrap_or(1),
+        )
     })
 }
 
@@ -679,11 +697,30 @@ mod tests {
 
     #[test]
     fn room_addresses() {
-        assert_eq!(parse_url("http://10.0.0.5:7000/").unwrap(), ("10.0.0.5".into(), 7000));
-        assert_eq!(parse_url("HTTP://room.local").unwrap(), ("room.local".into(), DEFAULT_PORT));
-        assert_eq!(parse_url("192.168.1.20:8080").unwrap(), ("192.168.1.20".into(), 8080));
-        assert_eq!(parse_url("http://[fe80::1]:7878").unwrap(), ("fe80::1".into(), 7878));
-        for bad in ["https://room:7878", "ftp://room", "http://room:7878/board", "http://:7878", "http://room:0", "http://ro om:1"] {
+        assert_eq!(
+            parse_url("http://10.0.0.5:7000/").unwrap(),
+            ("10.0.0.5".into(), 7000)
+        );
+        assert_eq!(
+            parse_url("HTTP://room.local").unwrap(),
+            ("room.local".into(), DEFAULT_PORT)
+        );
+        assert_eq!(
+            parse_url("192.168.1.20:8080").unwrap(),
+            ("192.168.1.20".into(), 8080)
+        );
+        assert_eq!(
+            parse_url("http://[fe80::1]:7878").unwrap(),
+            ("fe80::1".into(), 7878)
+        );
+        for bad in [
+            "https://room:7878",
+            "ftp://room",
+            "http://room:7878/board",
+            "http://:7878",
+            "http://room:0",
+            "http://ro om:1",
+        ] {
             assert!(parse_url(bad).is_err(), "{bad}");
         }
     }
