@@ -82,7 +82,12 @@ pub fn board(view: &View) -> String {
              report here.</p>\n",
         );
     }
-    h.push_str("<table class=\"grid\">\n<thead>\n<tr><th scope=\"col\" class=\"who\">");
+    // Many labs (a full day): the compact layout, numbers only in the headings, ✓ alone.
+    let class = if view.columns.len() > 6 { "grid wide" } else { "grid" };
+    let _ = write!(
+        h,
+        "<table class=\"{class}\">\n<thead>\n<tr><th scope=\"col\" class=\"who\">"
+    );
     let _ = write!(
         h,
         "{} {}",
@@ -97,7 +102,7 @@ pub fn board(view: &View) -> String {
     for lab in &view.columns {
         let _ = write!(
             h,
-            "<th scope=\"col\" data-lab=\"{n}\"><a href=\"{href}\"><span class=\"num\">Lab {n}</span> <span class=\"title\">{title}</span></a></th>",
+            "<th scope=\"col\" data-lab=\"{n}\" title=\"Lab {n}: {title}\"><a href=\"{href}\"><span class=\"num\"><span class=\"word\">Lab </span>{n}</span> <span class=\"title\">{title}</span></a></th>",
             n = escape(&lab.number),
             href = escape(&lab.href),
             title = escape(&lab.title)
@@ -155,7 +160,7 @@ fn cell(h: &mut String, lab: &str, shown: &Shown) {
         Shown::Done => {
             let _ = write!(
                 h,
-                "<td class=\"cell done\" data-lab=\"{lab}\" data-state=\"done\"><span class=\"what\">✓ done</span></td>"
+                "<td class=\"cell done\" data-lab=\"{lab}\" data-state=\"done\"><span class=\"what\">✓<span class=\"word\"> done</span></span></td>"
             );
         }
         Shown::Working { report, since } => {
@@ -167,16 +172,26 @@ fn cell(h: &mut String, lab: &str, shown: &Shown) {
             };
             let _ = write!(
                 h,
-                "<td class=\"cell {state}\" data-lab=\"{lab}\" data-state=\"{state}\"><span class=\"what\">{what}</span>{more} <small class=\"since\">{since}</small></td>",
+                "<td class=\"cell {state}\" data-lab=\"{lab}\" data-state=\"{state}\" title=\"{all}\"><span class=\"what\">{what}</span>{more} <small class=\"since\">{since}</small></td>",
                 state = report.state.name(),
                 what = escape(&what),
+                all = escape(&everything(report)),
                 since = duration(*since),
             );
         }
     }
 }
 
-/// A stuck cell's headline ("✗ the_answer", "E0373 E0597") and how many more items it has.
+/// All a stuck cell knows, for its tooltip (the cell shows the first of it).
+fn everything(r: &LabReport) -> String {
+    [&r.tests, &r.codes, &r.lesson]
+        .iter()
+        .flat_map(|items| items.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A stuck cell's headline ("✗ the_answer", "E0373") and how many more items it has.
 fn what(r: &LabReport) -> (String, usize) {
     let first_and_more = |items: &[String], none: &str| match items {
         [] => (none.to_owned(), 0),
@@ -188,10 +203,7 @@ fn what(r: &LabReport) -> (String, usize) {
             let (test, more) = first_and_more(&r.tests, "tests fail");
             (format!("✗ {test}"), more)
         }
-        State::Compile => match r.codes.as_slice() {
-            [] => ("does not compile".to_owned(), 0),
-            codes => (codes.join(" "), 0),
-        },
+        State::Compile => first_and_more(&r.codes, "does not compile"),
         State::Hung => {
             let (test, more) = first_and_more(&r.tests, "a test");
             (format!("⏱ {test} hangs"), more)
@@ -211,9 +223,9 @@ fn issues(h: &mut String, view: &View) {
     } else {
         h.push_str("<ol>\n");
         for issue in &view.issues {
-            let _ = write!(
+            let _ = writeln!(
                 h,
-                "<li><span class=\"people\">{n} {people}</span> <span class=\"what\">{what}</span> <a class=\"page\" href=\"{href}\">{page}</a></li>\n",
+                "<li><span class=\"people\">{n} {people}</span> <span class=\"what\">{what}</span> <a class=\"page\" href=\"{href}\">{page}</a></li>",
                 n = issue.people,
                 people = if issue.people == 1 {
                     "person"
