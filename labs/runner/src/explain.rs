@@ -259,20 +259,32 @@ fn unescape(text: &str) -> String {
 /// (in the offline kit: "…: /…/book/html/part2/06-static.html#…").
 fn describe(root: &Path, target: &str) -> String {
     let (page, anchor) = target.split_once('#').unwrap_or((target, ""));
+    let anchor_part = if anchor.is_empty() {
+        String::new()
+    } else {
+        format!("#{anchor}")
+    };
     let Some(Found { page: p, at }) = find_page(root, page) else {
         // Neither source nor rendered page: name it where the other pages are.
         let book = root.join("book").join("html");
         if !root.join("src").is_dir() && book.is_dir() {
-            let (page, anchor) = target.split_once('#').unwrap_or((target, ""));
-            let anchor = if anchor.is_empty() {
-                String::new()
-            } else {
-                format!("#{anchor}")
-            };
-            return format!("{}{anchor}", book.join(crate::labs::html(page)).display());
+            return format!("{}{anchor_part}", book.join(crate::labs::html(page)).display());
         }
         return format!("src/{target}");
     };
+    format!("{}: {at}{anchor_part}", title_and_section(&p, anchor))
+}
+
+/// "Why spawn needs 'static, section "What the compiler says"", or `None` when the page
+/// is not there (the room board shows it without the path).
+pub fn place(root: &Path, target: &str) -> Option<String> {
+    let (page, anchor) = target.split_once('#').unwrap_or((target, ""));
+    let found = find_page(root, page)?;
+    Some(title_and_section(&found.page, anchor))
+}
+
+/// A page's title, the section `anchor` names (if any) and whether it is a stub.
+fn title_and_section(p: &Page, anchor: &str) -> String {
     let section = p
         .sections
         .iter()
@@ -280,12 +292,7 @@ fn describe(root: &Path, target: &str) -> String {
         .map(|(h, _)| format!(", section \"{}\"", h.replace('`', "")))
         .unwrap_or_default();
     let stub = if p.stub { " (not written yet)" } else { "" };
-    let anchor = if anchor.is_empty() {
-        String::new()
-    } else {
-        format!("#{anchor}")
-    };
-    format!("{}{section}{stub}: {at}{anchor}", p.title)
+    format!("{}{section}{stub}", p.title)
 }
 
 /// Prints what the book says about this failure, if anything.

@@ -10,9 +10,11 @@
 //!   cargo labs reset NN        put lab NN's src/ back to its starter (keeps a backup)
 //!   cargo labs explain         the errors and panics the book explains (labs/runner/explain.toml)
 //!   cargo labs verify [NN]     maintainers: prove starters red, solutions and wrong answers right
+//!   cargo labs room            instructors: the room board, on the local network (room.rs)
 //!
 //! Options: `--plain` (or NO_COLOR) for projectors and screen readers; `--time-limit SECS`;
 //! `--only DAY|LABS|all` (or LABS_ONLY, or `schedule` in labs/Cargo.toml) for the day's labs.
+//! `--room URL --name NAME` to report to the instructor's room board.
 
 mod day;
 mod explain;
@@ -22,6 +24,7 @@ mod lesson;
 mod outcome;
 mod report;
 mod reset;
+mod room;
 mod style;
 mod verify;
 mod watch;
@@ -46,6 +49,9 @@ usage: cargo labs [board]                show every lab and the next one to do
                                          at once; default four per core, up to 8, or
                                          LABS_VERIFY_JOBS; LABS_VERIFY_LANES builds)
        cargo labs explain --check        maintainers: the FAQ page agrees with explain.toml
+       cargo labs room [--port P] [--code CODE] [--only 09,11,14]
+                                         instructors: serve the room board on the local
+                                         network (a row per attendee, a column per lab)
 options:
        --plain              no colour, no drawing, one finding per line, lines wrapped
                             at the terminal's width (also NO_COLOR)
@@ -54,7 +60,11 @@ options:
                             Next and watch follow them (also LABS_ONLY, or schedule in
                             labs/Cargo.toml's [workspace.metadata.labs])
        --time-limit SECS    stop a test binary that runs longer (default 60; also
-                            LABS_TIME_LIMIT, or time-limit in a lab's Cargo.toml)";
+                            LABS_TIME_LIMIT, or time-limit in a lab's Cargo.toml)
+       --room URL --name NAME [--code CODE]
+                            report where your labs stand to the instructor's room board
+                            (status, test names, error codes; never code or paths);
+                            remembered in target/labs-runner/, --room off stops it";
 
 fn main() -> ExitCode {
     // `cargo labs | head` closes the pipe early: stop quietly instead of panicking.
@@ -88,6 +98,8 @@ pub struct Options {
     pub jobs: Option<usize>,
     /// `--only DAY|LABS|all` or `LABS_ONLY`: the labs of the day (see day.rs).
     pub only: Option<String>,
+    /// `--room URL`, `--name NAME`, `--code CODE` (joining a room board), and `room`'s own.
+    pub room: room::Args,
 }
 
 fn parse_secs(text: &str, from: &str) -> Result<Duration, String> {
@@ -110,6 +122,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         only: std::env::var("LABS_ONLY")
             .ok()
             .filter(|v| !v.trim().is_empty()),
+        room: room::Args::default(),
     };
     let mut rest = Vec::new();
     let mut it = args.iter();
@@ -131,6 +144,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             options.jobs = Some(v.parse().ok().filter(|&n: &usize| n > 0).ok_or(format!(
                 "--jobs: expected a number of checks at once, got `{v}`"
             ))?);
+        } else if room::Args::takes(arg) {
+            let v = it.next().ok_or(format!("{arg} needs a value"))?;
+            options.room.set(arg, v);
         } else {
             rest.push(arg.as_str());
         }
@@ -143,6 +159,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     }
     let paths = Paths::locate();
     let all = labs::discover(&paths.labs)?;
+    room::join(&paths, &options.room)?;
     let flag = |name: &str| rest.contains(&name);
     let positional: Vec<&str> = rest
         .iter()
@@ -162,7 +179,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         labs::find(&all, wanted)
     };
 
-    match positional.first().copied().unwrap_or("board") {
+    let result = match positional.first().copied().unwrap_or("board") {
         "board" | "list" => board(&paths, &options, &all).map(|_| ExitCode::SUCCESS),
         "check" => check(&paths, &options, &all, one(1)?),
         "reset" => reset::reset(one(1)?, flag("--yes")).map(|_| ExitCode::SUCCESS),
@@ -217,14 +234,18 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             })
         }
         "explain" => explain::list(&paths).map(|_| ExitCode::SUCCESS),
+        "room" => room::serve(&paths, &options.room, &all, options.only.as_deref()),
         other => Err(format!("unknown command `{other}`\n{USAGE}")),
-    }
+    };
+    // The last report to a room, if this copy joined one (a moment at most).
+    room::finish();
+    result
 }
 
 /// Evaluates a lab as the learner has it now.
 pub fn evaluate(paths: &Paths, options: &Options, lab: &Lab) -> Result<Evaluation, String> {
     let starter = reset::starter_sources(lab);
-    Crate {
+    let evaluation = Crate {
         workspace: &paths.labs,
         package: &lab.package,
         target_dir: None,
@@ -237,7 +258,9 @@ pub fn evaluate(paths: &Paths, options: &Options, lab: &Lab) -> Result<Evaluatio
         given: starter.as_ref(),
         fixed_api: lab.fixed_api,
     }
-    .evaluate()
+    .evaluate()?;
+    room::report(paths, lab, &evaluation);
+    Ok(evaluation)
 }
 
 fn board(paths: &Paths, options: &Options, all: &[Lab]) -> Result<(), String> {
