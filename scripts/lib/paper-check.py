@@ -19,7 +19,8 @@ For each edition of the book (full; attendee):
   - no diagram left as mermaid source: no line of the text is the first line of a mermaid
     block of src/ (`flowchart LR`, `sequenceDiagram`, …) or a `%%{init` directive;
   - nothing runs off the page: no word ends in the right margin (the left margin mirrored).
-The card: one page, every command of the runner's usage but the maintainers', every lab.
+The card: one page, every command and option of the runner's usage but the maintainers',
+every lab.
 The sheets: every lab's own PDF and sheets.pdf, each sheet starting a page with the lab's
 title, naming each of its wrong answers (solutions/NN-slug/wrong/*.rs) and opening with the
 first words of each speaker-notes box of its pages.
@@ -33,7 +34,7 @@ import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paper import parse_usage  # noqa: E402  (the card's own reading of the usage text)
+from paper import audience, parse_usage  # noqa: E402  (the card's own reading of the usage text)
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "async-rust-without-arc"
@@ -249,7 +250,7 @@ def check_card(paper, usage_text, labs):
         problem(f"card.pdf has {count} pages, not one")
     text = squash(" ".join(pdf_pages(pdf)))
     commands, options = parse_usage(usage_text)
-    wanted = [c for c, d in commands if not d.lower().startswith("maintainers")] + [o for o, _ in options]
+    wanted = [c for c, d in commands if audience(d) != "maintainers"] + [o for o, _ in options]
     for c in wanted:
         if squash(c) not in text:
             problem(f"card.pdf does not name `{c}` (from the runner's usage)")

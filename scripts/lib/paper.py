@@ -222,6 +222,13 @@ def book_url():
     return f"https://{m.group(1).lower()}.github.io/{m.group(2)}" if m else None
 
 
+def audience(description):
+    """Whom a command of the usage text is for: its description may start `maintainers:`
+    (left off the card) or `instructors:` (in a table of their own)."""
+    m = re.match(r"^(maintainers|instructors):", description, re.I)
+    return m.group(1).lower() if m else "attendees"
+
+
 def parse_usage(text):
     """`cargo labs help`: (command, what it does) pairs and (option, what it does) pairs.
     A line that starts a command or option has its words, two spaces or more, then its
@@ -295,31 +302,31 @@ def card(all_labs, usage, commit, titles, fonts):
     if not port:
         fail("scripts/serve: cannot find its default port (port=\"${1:-${PORT:-N}}\")")
     url = book_url()
-    rows = "".join(
-        f"<tr><td><code>{esc(c)}</code></td><td>{esc(d)}</td></tr>"
-        for c, d in commands if not d.lower().startswith("maintainers"))
+    rows = "".join(f"<tr><td><code>{esc(c)}</code></td><td>{esc(d)}</td></tr>"
+                   for c, d in commands if audience(d) == "attendees")
+    for_instructors = [(c, re.sub(r"^instructors:\s*", "", d, flags=re.I)) for c, d in commands
+                       if audience(d) == "instructors"]
+    instructor_rows = "".join(f"<tr><td><code>{esc(c)}</code></td><td>{esc(d)}</td></tr>" for c, d in for_instructors)
     opts = "".join(f"<tr><td><code>{esc(c)}</code></td><td>{esc(d)}</td></tr>" for c, d in options)
-    lab_rows = "".join(
-        f"<tr><td><strong>{l['number']}</strong></td><td>{esc(l['title'])}</td><td>{l['minutes']} min</td>"
-        f"<td><code>labs/{esc(l['folder'])}/</code></td><td><code>{esc(l['page'].replace('.md', '.html'))}</code></td></tr>"
-        for l in all_labs)
-    first = all_labs[0]
+    half = (len(all_labs) + 1) // 2
+    lab_tables = "".join(
+        '<table class="labs">' + "".join(
+            f"<tr><td><strong>{l['number']}</strong></td><td>{esc(l['title'])}</td><td>{l['minutes']} min</td>"
+            f"<td><code>{esc(l['page'].split('/')[0])}</code></td></tr>" for l in chunk) + "</table>"
+        for chunk in (all_labs[:half], all_labs[half:]))
     where = [
         ("The book",
-         "from the offline kit: open <code>book/html/index.html</code> in a browser; from a clone: "
-         f"<code>scripts/serve</code>, then <code>http://127.0.0.1:{port.group(1)}</code>"
-         + (f"; online: <code>{esc(url)}</code>" if url else "") + ". As PDF: <code>book/paper/</code> "
-         "(the attendee edition has no solutions)."),
-        ("A lab", f"<code>labs/NN-slug/</code>: the task in <code>README.md</code>, your code in "
-                  f"<code>src/lib.rs</code>, the tests in <code>tests/</code> (e.g. <code>labs/{esc(first['folder'])}/</code>)."),
+         "offline kit: open <code>book/html/index.html</code>; a clone: <code>scripts/serve</code>, then "
+         f"<code>http://127.0.0.1:{port.group(1)}</code>" + (f"; online: <code>{esc(url)}</code>" if url else "")
+         + "; as PDF: <code>book/paper/</code> (the attendee edition has no solutions)."),
+        ("A lab", "<code>labs/NN-slug/</code>: the task in <code>README.md</code>, your code in "
+                  "<code>src/lib.rs</code>, the tests in <code>tests/</code>."),
         ("Hints", "<code>cargo labs hint NN</code> reveals the next one; they are also folded on the lab's page."),
-        ("Solutions", "each lab's solution page comes right after it in the book "
-                      f"(<code>{esc(first['solution_page'].replace('.md', '.html'))}</code>), and the runner "
-                      "points to it once the lab is done; in a clone, <code>solutions/NN-slug/src/lib.rs</code>; "
-                      "on paper, the full edition's part \"Solutions\"."),
+        ("Solutions", "the page after each lab (<code>book/html/partN/NN-slug-solution.html</code>), which the "
+                      "runner points to once the lab is done; in a clone, <code>solutions/NN-slug/src/lib.rs</code>."),
         ("Stuck", "the runner names the page that explains a known error (<code>cargo labs explain</code> lists "
-                  f"them); the book's \"{esc(titles.get('appendix/faq.md', 'When you get stuck'))}\" page "
-                  "(<code>appendix/faq.html</code>); then ask."),
+                  f"them); then \"{esc(titles.get('appendix/faq.md', 'When you get stuck'))}\" "
+                  "(<code>book/html/appendix/faq.html</code>); then ask."),
     ]
     where_rows = "".join(f"<tr><th>{w}</th><td>{d}</td></tr>" for w, d in where)
     body = f"""<h1>cargo labs: the command card</h1>
@@ -329,18 +336,27 @@ def card(all_labs, usage, commit, titles, fonts):
 cd labs             # in a clone of the repository, or in the unpacked offline kit
 cargo labs          # builds once (a minute), then the board: every lab red</pre>
 <h2>In <code>labs/</code>, during the day</h2>
-<table>{rows}</table>
+<table class="commands">{rows}</table>
 <h2>Options, with any command</h2>
-<table>{opts}</table>
+<table class="commands">{opts}</table>
+{f'<h2>For the instructor</h2><table class="commands">{instructor_rows}</table>' if instructor_rows else ''}
 <h2>Where things are</h2>
 <table>{where_rows}</table>
-<h2>The labs (the book's pages under <code>book/html/</code>)</h2>
-<table class="labs">{lab_rows}</table>
+<h2>The labs: folder <code>labs/NN-slug/</code>, page <code>book/html/partN/NN-slug.html</code></h2>
+<div class="two">{lab_tables}</div>
 """
     return document("cargo labs: the command card", body, fonts, css_extra="""
-td:first-child code { white-space: nowrap; }
+body { font-size: 8.5pt; }
+table.commands { table-layout: fixed; }
+table.commands td:first-child { width: 36%; }
 th { white-space: nowrap; width: 5.5em; }
-table.labs td { padding-top: 0.5pt; padding-bottom: 0.5pt; }
+td, th { padding-top: 1pt; padding-bottom: 1pt; }
+div.two { display: flex; gap: 6mm; }
+div.two > table { flex: 1; }
+table.labs td:first-child, table.labs td:last-child { white-space: nowrap; width: 1%; }
+table.labs { font-size: 8pt; }
+table.labs td { padding-top: 0.3pt; padding-bottom: 0.3pt; }
+table.labs td:nth-child(3) { white-space: nowrap; }
 """)
 
 
@@ -428,7 +444,7 @@ def main():
         fonts(out), css_extra="ul.index { break-after: page; }"))
     (out / "paper-sources.json").write_text(json.dumps({
         "commit": commit,
-        "commands": [c for c, d in usage[0] if not d.lower().startswith("maintainers")],
+        "commands": [c for c, d in usage[0] if audience(d) != "maintainers"],
         "options": [c for c, _ in usage[1]],
         "labs": sources,
     }, indent=2) + "\n")
