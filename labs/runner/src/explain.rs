@@ -20,6 +20,9 @@ pub struct Entry {
     pub codes: Vec<String>,
     pub messages: Vec<String>,
     pub panics: Vec<String>,
+    /// Mistakes lab-support's timeline recorder names ("lost-wake"): `check` and `watch`
+    /// print them with a failing test's timeline (labs/runner/src/trace.rs).
+    pub patterns: Vec<String>,
     pub faq: Option<String>,
     /// "part2/06-static.md#what-the-compiler-says"
     pub see: Vec<String>,
@@ -62,6 +65,7 @@ fn parse(text: &str) -> Result<Table, String> {
             codes: strings(e.get("codes")),
             messages: strings(e.get("messages")),
             panics: strings(e.get("panics")),
+            patterns: strings(e.get("patterns")),
             faq: e.get("faq").and_then(|f| f.as_str()).map(str::to_owned),
             see: strings(e.get("see")),
         };
@@ -194,6 +198,23 @@ fn describe(src: &Path, target: &str) -> String {
     format!("{}{section}{stub}: src/{target}", p.title)
 }
 
+/// Where the book explains an entry: its pages and sections, then its FAQ entry.
+pub fn places(paths: &Paths, entry: &Entry) -> Vec<String> {
+    let src = paths.root.join("src");
+    let mut places: Vec<String> = entry.see.iter().map(|t| describe(&src, t)).collect();
+    if let Some(faq) = &entry.faq {
+        let faq_ids: Vec<(String, String)> =
+            read_page(&src, FAQ).map(|p| p.sections).unwrap_or_default();
+        let id = faq_ids
+            .iter()
+            .find(|(h, _)| h == faq)
+            .map(|(_, id)| format!("#{id}"))
+            .unwrap_or_default();
+        places.push(format!("When you get stuck: src/{FAQ}{id}"));
+    }
+    places
+}
+
 /// Prints what the book says about this failure, if anything.
 pub fn print(paths: &Paths, lab: &Lab, evaluation: &Evaluation) {
     let Ok(table) = table() else {
@@ -203,23 +224,12 @@ pub fn print(paths: &Paths, lab: &Lab, evaluation: &Evaluation) {
     if found.is_empty() {
         return;
     }
-    let src = paths.root.join("src");
-    let faq_ids: Vec<(String, String)> =
-        read_page(&src, FAQ).map(|p| p.sections).unwrap_or_default();
     let plain = style::plain();
     if !plain {
         println!("\n{}", style::bold("The book explains this:"));
     }
     for entry in found {
-        let mut places: Vec<String> = entry.see.iter().map(|t| describe(&src, t)).collect();
-        if let Some(faq) = &entry.faq {
-            let id = faq_ids
-                .iter()
-                .find(|(h, _)| h == faq)
-                .map(|(_, id)| format!("#{id}"))
-                .unwrap_or_default();
-            places.push(format!("When you get stuck: src/{FAQ}{id}"));
-        }
+        let places = places(paths, entry);
         if plain {
             println!(
                 "The book explains this ({}): {}.",
@@ -243,6 +253,7 @@ pub fn list(paths: &Paths) -> Result<(), String> {
         let mut what: Vec<String> = entry.codes.clone();
         what.extend(entry.messages.iter().map(|m| format!("\"{m}\"")));
         what.extend(entry.panics.iter().map(|m| format!("panic \"{m}\"")));
+        what.extend(entry.patterns.iter().map(|p| format!("timeline pattern {p}")));
         let labs = if entry.labs.is_empty() {
             String::new()
         } else {
@@ -272,9 +283,13 @@ fn check_table(src: &Path, table: &Table) -> Result<Vec<String>, String> {
     let faq_entries = faq_sections(&faq_text);
     for entry in &table.entries {
         let name = &entry.name;
-        if entry.codes.is_empty() && entry.messages.is_empty() && entry.panics.is_empty() {
+        if entry.codes.is_empty()
+            && entry.messages.is_empty()
+            && entry.panics.is_empty()
+            && entry.patterns.is_empty()
+        {
             problems.push(format!(
-                "`{name}` matches nothing (codes, messages, panics)"
+                "`{name}` matches nothing (codes, messages, panics, patterns)"
             ));
         }
         if entry.see.is_empty() {

@@ -7,6 +7,7 @@
 //!   cargo labs hint NN         reveal lab NN's next hint (`--reset` hides them again)
 //!   cargo labs watch [NN]      re-check on every save (`--poll` to poll instead)
 //!   cargo labs reset NN        put lab NN's src/ back to its starter (keeps a backup)
+//!   cargo labs trace NN [TEST] what the executor saw while a test of lab NN ran (its timeline)
 //!   cargo labs explain         the errors and panics the book explains (labs/runner/explain.toml)
 //!   cargo labs verify [NN]     maintainers: prove starters red, solutions and wrong answers right
 //!
@@ -20,6 +21,7 @@ mod outcome;
 mod report;
 mod reset;
 mod style;
+mod trace;
 mod verify;
 mod watch;
 
@@ -36,6 +38,10 @@ usage: cargo labs [board]                show every lab and the next one to do
        cargo labs watch [NN] [--poll]    re-check on every save
        cargo labs reset NN [--yes]       put lab NN's src/ back to its starter
                                          (your files go to labs/NN-slug/backup/)
+       cargo labs trace NN [TEST]        what the executor saw in a test of lab NN, red or green:
+                                         every poll, wake-up and waker, and the mistakes named
+                                         (--variant solution|wrong/NAME|alt/NAME: another
+                                         answer from solutions/; --raw: the file as recorded)
        cargo labs explain                the errors and panics the book explains, and where
        cargo labs verify [NN] [--bless] [--jobs N]
                                          maintainers: prove the lab contract (N checks
@@ -77,6 +83,8 @@ pub struct Options {
     pub time_limit: Option<Duration>,
     /// `verify --jobs N`: how many checks run at once.
     pub jobs: Option<usize>,
+    /// `trace --variant solution|wrong/NAME|alt/NAME`: which answer to trace.
+    pub variant: Option<String>,
 }
 
 fn parse_secs(text: &str, from: &str) -> Result<Duration, String> {
@@ -96,6 +104,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             _ => None,
         },
         jobs: None,
+        variant: None,
     };
     let mut rest = Vec::new();
     let mut it = args.iter();
@@ -105,6 +114,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         } else if arg == "--time-limit" {
             let v = it.next().ok_or("--time-limit needs a number of seconds")?;
             options.time_limit = Some(parse_secs(v, "--time-limit")?);
+        } else if arg == "--variant" {
+            let v = it.next().ok_or("--variant needs solution, wrong/NAME or alt/NAME")?;
+            options.variant = Some(v.clone());
         } else if arg == "--jobs" {
             let v = it.next().ok_or("--jobs needs a number")?;
             options.jobs = Some(v.parse().ok().filter(|&n: &usize| n > 0).ok_or(format!(
@@ -141,6 +153,14 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         "check" => check(&paths, &options, &all, one(1)?),
         "reset" => reset::reset(one(1)?, flag("--yes")).map(|_| ExitCode::SUCCESS),
         "hint" => hints::reveal(&paths, one(1)?, flag("--reset")).map(|_| ExitCode::SUCCESS),
+        "trace" => trace::trace(
+            &paths,
+            &options,
+            one(1)?,
+            positional.get(2).copied(),
+            &trace::Answer::parse(options.variant.as_deref())?,
+            flag("--raw"),
+        ),
         "watch" => watch::watch(
             &paths,
             &options,
