@@ -2,22 +2,36 @@
 //! this file. They poll `Countdown` by hand with a waker that counts its wake-ups, then
 //! hand it to a real executor, `futures::executor::block_on`. The counting waker, the
 //! guard that turns a hang into a failure and the allocation counter come from
-//! `labs/support` (lab-support).
+//! `labs/support` (lab-support). Each test records its timeline (every poll, every
+//! wake-up), which `cargo labs check 01` shows when the test fails and
+//! `cargo labs trace 01 TEST` shows whole.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use countdown::Countdown;
 use lab_support::alloc::{CountingAllocator, allocations_during};
-use lab_support::{MustWake, counting_waker, within};
+use lab_support::timeline::counting_waker;
+use lab_support::{MustWake, Recording, Traced, within};
 
 #[global_allocator]
 static GLOBAL: CountingAllocator = CountingAllocator;
 
+/// `Countdown::new(n)` in these tests is the lab's `Countdown`, in lab-support's `Traced`,
+/// which records its polls on the test's timeline: it polls the countdown with the same
+/// `cx`, and changes nothing it does.
+struct Countdown;
+
+impl Countdown {
+    fn new(n: u32) -> Traced<countdown::Countdown> {
+        Traced::new(countdown::Countdown::new(n))
+    }
+}
+
 /// Runs a test's body on a fresh thread under a watchdog, so that a `poll` that never
-/// returns fails the test instead of hanging it.
+/// returns fails the test instead of hanging it; records its timeline meanwhile.
 fn watched(body: impl FnOnce() + Send + 'static) {
+    let _timeline = Recording::start();
     within(
         Duration::from_secs(10),
         "a poll has not returned: `poll` must answer at once, Pending or Ready, never \

@@ -5,6 +5,9 @@
 //! `Steps`, a test future that is `Pending` a set number of times, waking itself each
 //! time, and `Gate`s (labs/support), futures that wait until the test opens them. A
 //! counting global allocator proves that composing the combinators allocates nothing.
+//! Each test records its timeline (every poll, every wake-up, and which waker each child
+//! was polled with), which `cargo labs check 02` shows when the test fails and
+//! `cargo labs trace 02 TEST` shows whole.
 
 use std::cell::Cell;
 use std::pin::{Pin, pin};
@@ -13,7 +16,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use lab_support::alloc::{CountingAllocator, allocations_during};
-use lab_support::{Gate, MustWake, TestTask, within};
+use lab_support::{Gate, MustWake, Recording, TestTask, Traced, traced, within};
 use map_join_select::{Either, join, map, select};
 
 #[global_allocator]
@@ -43,8 +46,9 @@ const READY_WAKE: &str = "the combinator returned Ready and woke the task as wel
 
 /// Runs a test's body on a fresh thread under a watchdog: a `poll` that loops until its
 /// children are ready never returns when they wait for an event, and the test would
-/// hang instead of failing.
+/// hang instead of failing. Records the test's timeline meanwhile.
 fn watched(body: impl FnOnce() + Send + 'static) {
+    let _timeline = Recording::start();
     within(
         Duration::from_secs(10),
         "a poll has not returned: a combinator that loops inside `poll` until its \
@@ -63,12 +67,17 @@ struct Steps<'a, T> {
     polls: &'a Cell<u32>,
 }
 
-fn steps<T>(pendings: u32, value: T, polls: &Cell<u32>) -> Steps<'_, T> {
-    Steps {
-        pendings,
-        value: Some(value),
-        polls,
-    }
+/// (In lab-support's `Traced`, which records its polls on the test's timeline as
+/// "steps a", "steps b", … and changes nothing it does.)
+fn steps<T: Unpin>(pendings: u32, value: T, polls: &Cell<u32>) -> Traced<Steps<'_, T>> {
+    traced(
+        "steps",
+        Steps {
+            pendings,
+            value: Some(value),
+            polls,
+        },
+    )
 }
 
 impl<T: Unpin> Future for Steps<'_, T> {

@@ -6,6 +6,12 @@
 //! hanging forever. The watchdog is a safety net, not a timing check: a working
 //! `block_on` returns in microseconds. The futures count their polls and know when they
 //! were woken, so a poll that no wake-up asked for fails `polls_once_per_wake` at once.
+//!
+//! Each test records its timeline: every future handed to block_on is in lab-support's
+//! `traced`, which records each poll, and hands the future a stand-in for block_on's
+//! waker that records each clone and wake-up (and on which thread) before waking
+//! block_on's. `cargo labs check 03` shows the timeline when a test fails, and
+//! `cargo labs trace 03 TEST` shows it whole.
 
 use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
@@ -20,7 +26,7 @@ use block_on::block_on;
 use futures::FutureExt as _;
 use futures::channel::oneshot;
 use lab_support::alloc::{CountingAllocator, allocations_during};
-use lab_support::{Gauge, OsThread, within};
+use lab_support::{Gauge, OsThread, Recording, traced, within};
 
 #[global_allocator]
 static GLOBAL: CountingAllocator = CountingAllocator;
@@ -28,6 +34,7 @@ static GLOBAL: CountingAllocator = CountingAllocator;
 /// Runs `f` on a fresh thread and returns what it returns, or fails the test if it has
 /// not returned after 10 seconds.
 fn on_fresh_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let _timeline = Recording::start();
     within(
         Duration::from_secs(10),
         "block_on has not returned. Either its thread is parked and nothing unparks it \
@@ -57,7 +64,7 @@ fn borrows_from_its_caller() {
         let name = String::from("ferris");
         // The future borrows `name`, and so does its output: block_on needs no
         // `'static`, on either.
-        let first: &str = block_on(async { &name[..4] });
+        let first: &str = block_on(traced("the future", async { &name[..4] }));
         first.len()
     });
     assert_eq!(len, 4);
@@ -73,16 +80,19 @@ fn runs_a_future_that_is_not_send() {
         // Pending three times, waking itself each time (like a `yield_now`), then
         // ready. It holds an `Rc`, and so does its output, so neither is `Send`:
         // block_on must not ask for it.
-        let answer = block_on(poll_fn(|cx| {
-            counter.set(counter.get() + 1);
-            log.borrow_mut().push(counter.get());
-            if counter.get() <= 3 {
-                cx.waker().wake_by_ref();
-                Poll::Pending
-            } else {
-                Poll::Ready(Rc::new(log.borrow().len() * 10))
-            }
-        }));
+        let answer = block_on(traced(
+            "the future",
+            poll_fn(|cx| {
+                counter.set(counter.get() + 1);
+                log.borrow_mut().push(counter.get());
+                if counter.get() <= 3 {
+                    cx.waker().wake_by_ref();
+                    Poll::Pending
+                } else {
+                    Poll::Ready(Rc::new(log.borrow().len() * 10))
+                }
+            }),
+        ));
         (*answer, polls.get())
     });
     assert_eq!(answer, 40);
@@ -103,14 +113,17 @@ fn completes_when_woken_from_another_thread() {
             }
         });
         let mut first_poll = Some(first_poll_tx);
-        block_on(poll_fn(move |cx| {
-            assert_not_noop(cx);
-            let poll = value_rx.poll_unpin(cx);
-            if let Some(tx) = first_poll.take() {
-                tx.send(()).expect("the other thread is waiting");
-            }
-            poll
-        }))
+        block_on(traced(
+            "the future",
+            poll_fn(move |cx| {
+                assert_not_noop(cx);
+                let poll = value_rx.poll_unpin(cx);
+                if let Some(tx) = first_poll.take() {
+                    tx.send(()).expect("the other thread is waiting");
+                }
+                poll
+            }),
+        ))
     });
     assert_eq!(answer, Ok(42));
 }
@@ -205,29 +218,35 @@ fn woken_from_another_thread(wakes: usize, after: Duration, strict: Strict) -> u
             waker.wake();
         }
     });
-    block_on(NeedsWakes {
-        wakes,
-        woken: 0,
-        polls: 0,
-        strict: strict == Strict::Yes,
-        waiting: false,
-        to_waker,
-        from_waker,
-    })
+    block_on(traced(
+        "the future",
+        NeedsWakes {
+            wakes,
+            woken: 0,
+            polls: 0,
+            strict: strict == Strict::Yes,
+            waiting: false,
+            to_waker,
+            from_waker,
+        },
+    ))
 }
 
 /// A future that wakes itself `n` times, then is ready; it allocates nothing.
 fn yields(n: usize) -> impl Future<Output = ()> {
     let mut left = n;
-    poll_fn(move |cx| {
-        assert_not_noop(cx);
-        if left == 0 {
-            return Poll::Ready(());
-        }
-        left -= 1;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    })
+    traced(
+        "the future",
+        poll_fn(move |cx| {
+            assert_not_noop(cx);
+            if left == 0 {
+                return Poll::Ready(());
+            }
+            left -= 1;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }),
+    )
 }
 
 #[test]
@@ -254,16 +273,19 @@ fn drops_the_future_before_it_returns() {
         // only when the future is dropped, not when it finishes.
         let guard = alive.enter();
         let mut yields = 2;
-        let output = block_on(poll_fn(move |cx| {
-            assert_not_noop(cx);
-            let _held = &guard;
-            if yields == 0 {
-                return Poll::Ready("done");
-            }
-            yields -= 1;
-            cx.waker().wake_by_ref();
-            Poll::Pending
-        }));
+        let output = block_on(traced(
+            "the future",
+            poll_fn(move |cx| {
+                assert_not_noop(cx);
+                let _held = &guard;
+                if yields == 0 {
+                    return Poll::Ready("done");
+                }
+                yields -= 1;
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }),
+        ));
         (output, alive.now())
     });
     assert_eq!(output, "done");
@@ -314,21 +336,24 @@ fn watch_block_on() -> Option<Watched> {
         seen
     });
     let (mut wakes, mut waiting) = (0, false);
-    block_on(poll_fn(move |cx| {
-        assert_not_noop(cx);
-        while from_waker.try_recv().is_ok() {
-            wakes += 1;
-            waiting = false;
-        }
-        if wakes == WAKES {
-            return Poll::Ready(());
-        }
-        if !waiting {
-            waiting = true;
-            let _ = to_waker.send(cx.waker().clone());
-        }
-        Poll::Pending
-    }));
+    block_on(traced(
+        "the future",
+        poll_fn(move |cx| {
+            assert_not_noop(cx);
+            while from_waker.try_recv().is_ok() {
+                wakes += 1;
+                waiting = false;
+            }
+            if wakes == WAKES {
+                return Poll::Ready(());
+            }
+            if !waiting {
+                waiting = true;
+                let _ = to_waker.send(cx.waker().clone());
+            }
+            Poll::Pending
+        }),
+    ));
     Some(watcher.join().expect("the watching thread"))
 }
 

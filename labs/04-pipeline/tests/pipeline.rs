@@ -4,16 +4,25 @@
 //! `'static`. They run in virtual time (`paused`, from labs/support): tokio's clock jumps
 //! to the next timer whenever every future is waiting, so elapsed times are exact. A poll
 //! budget, and behind it a wall-clock watchdog, fail a test whose clock stopped moving
-//! instead of letting it hang.
+//! instead of letting it hang. Each test records its timeline in virtual time (the polls
+//! of the test's future and of each request, the wake-ups of the test's task), which
+//! `cargo labs check 04` shows when the test fails and `cargo labs trace 04 TEST` whole.
 
 use std::cell::RefCell;
 use std::time::Duration;
 
-use lab_support::{Gauge, PollBudget, paused};
+use lab_support::{Gauge, PollBudget, Recording, Traced, paused, traced};
 use pipeline::{Source, fetch_as_ready, fetch_in_order};
-use tokio::time::{Instant, sleep};
+use tokio::time::Instant;
 
 const MS: Duration = Duration::from_millis(1);
+
+/// `sleep`, the wait of every request in these tests: tokio's, in lab-support's `Traced`,
+/// which records its polls on the test's timeline as "request a", "request b", … and
+/// changes nothing it does.
+fn sleep(duration: Duration) -> Traced<tokio::time::Sleep> {
+    traced("request", tokio::time::sleep(duration))
+}
 
 /// Runs a test body like `paused` does, in virtual time under a wall-clock watchdog,
 /// and also fails it, at once, if the body is polled more often than any correct answer
@@ -25,9 +34,11 @@ where
     Fut: Future,
     Fut::Output: Send + 'static,
 {
+    let _timeline = Recording::start().virtual_time();
     paused(move || async move {
         // The most a correct answer here needs is under 600 polls.
-        let (output, _polls) = PollBudget::new(10_000, "the test", Box::pin(make())).await;
+        let budget = PollBudget::new(10_000, "the test", Box::pin(make()));
+        let (output, _polls) = traced("the test", budget).await;
         output
     })
 }

@@ -4,15 +4,35 @@
 //! under three nets, so a wrong `run_jobs` fails its test at once instead of hanging it:
 //! a poll budget (busy polling), a check that `Pending` always comes with a way to be
 //! woken, and a generous timeout in virtual time (a job that is never run again).
+//! Each test records its timeline in virtual time (the scope's polls, its jobs' waits,
+//! the wake-ups of the scope's task), which `cargo labs check 13` shows when the test
+//! fails and `cargo labs trace 13 TEST` shows whole.
 
 use std::cell::{Cell, RefCell};
 use std::time::Duration;
 
-use lab_support::{Gauge, MustWake, PollBudget, paused};
+use lab_support::{Gauge, MustWake, PollBudget, Recording, Traced, traced};
 use local_scope::{Scope, scope};
-use tokio::time::{Instant, sleep, timeout};
+use tokio::time::{Instant, timeout};
 
 const MS: Duration = Duration::from_millis(1);
+
+/// lab-support's `paused`, recording the test's timeline in virtual time.
+fn paused<F, Fut>(make: F) -> Fut::Output
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: Future,
+    Fut::Output: Send + 'static,
+{
+    let _timeline = Recording::start().virtual_time();
+    lab_support::paused(make)
+}
+
+/// tokio's `sleep`, in lab-support's `Traced`, which records its polls on the test's
+/// timeline ("sleep a", "sleep b", …) and changes nothing it does.
+fn sleep(duration: Duration) -> Traced<tokio::time::Sleep> {
+    traced("sleep", tokio::time::sleep(duration))
+}
 
 /// The nets around a scope future: a check that every `Pending` comes with a way to be
 /// woken, and a poll budget. A right `run_jobs` is polled once, then about once each
@@ -50,9 +70,10 @@ async fn within_10s_and<F: Future>(max_polls: usize, scope: F) -> F::Output {
 }
 
 /// Counts jobs at work: now, the most at once, and how many ever started.
+/// (Its wait is recorded as "job a", "job b", ….)
 async fn work(jobs: &Gauge, time: Duration) {
     let _working = jobs.enter();
-    sleep(time).await;
+    traced("job", tokio::time::sleep(time)).await;
 }
 
 #[test]

@@ -20,6 +20,9 @@ pub struct Entry {
     pub codes: Vec<String>,
     pub messages: Vec<String>,
     pub panics: Vec<String>,
+    /// Mistakes lab-support's timeline recorder names ("lost-wake"): `check` and `watch`
+    /// print them with a failing test's timeline (labs/runner/src/trace.rs).
+    pub patterns: Vec<String>,
     pub faq: Option<String>,
     /// "part2/06-static.md#what-the-compiler-says"
     pub see: Vec<String>,
@@ -62,6 +65,7 @@ fn parse(text: &str) -> Result<Table, String> {
             codes: strings(e.get("codes")),
             messages: strings(e.get("messages")),
             panics: strings(e.get("panics")),
+            patterns: strings(e.get("patterns")),
             faq: e.get("faq").and_then(|f| f.as_str()).map(str::to_owned),
             see: strings(e.get("see")),
         };
@@ -295,6 +299,26 @@ fn title_and_section(p: &Page, anchor: &str) -> String {
     format!("{}{section}{stub}", p.title)
 }
 
+/// Where the book explains an entry: its pages and sections, then its FAQ entry.
+pub fn places(paths: &Paths, entry: &Entry) -> Vec<String> {
+    let mut places: Vec<String> = entry.see.iter().map(|t| describe(&paths.root, t)).collect();
+    if let Some(heading) = &entry.faq {
+        let faq = find_page(&paths.root, FAQ);
+        let (at, sections) = match &faq {
+            Some(f) => (f.at.clone(), f.page.sections.as_slice()),
+            None => (format!("src/{FAQ}"), &[][..]),
+        };
+        // The FAQ's headings are its entries; a rendered one reads without backticks.
+        let id = sections
+            .iter()
+            .find(|(h, _)| h == heading || *h == heading.replace('`', ""))
+            .map(|(_, id)| format!("#{id}"))
+            .unwrap_or_default();
+        places.push(format!("When you get stuck: {at}{id}"));
+    }
+    places
+}
+
 /// Prints what the book says about this failure, if anything.
 pub fn print(paths: &Paths, lab: &Lab, evaluation: &Evaluation) {
     let Ok(table) = table() else {
@@ -304,26 +328,12 @@ pub fn print(paths: &Paths, lab: &Lab, evaluation: &Evaluation) {
     if found.is_empty() {
         return;
     }
-    let faq = find_page(&paths.root, FAQ);
     let plain = style::plain();
     if !plain {
         println!("\n{}", style::bold("The book explains this:"));
     }
     for entry in found {
-        let mut places: Vec<String> = entry.see.iter().map(|t| describe(&paths.root, t)).collect();
-        if let Some(heading) = &entry.faq {
-            let (at, sections) = match &faq {
-                Some(f) => (f.at.clone(), f.page.sections.as_slice()),
-                None => (format!("src/{FAQ}"), &[][..]),
-            };
-            // The FAQ's headings are its entries; a rendered one reads without backticks.
-            let id = sections
-                .iter()
-                .find(|(h, _)| h == heading || *h == heading.replace('`', ""))
-                .map(|(_, id)| format!("#{id}"))
-                .unwrap_or_default();
-            places.push(format!("When you get stuck: {at}{id}"));
-        }
+        let places = places(paths, entry);
         if plain {
             style::say(&format!(
                 "The book explains this ({}): {}.",
@@ -346,6 +356,7 @@ pub fn list(paths: &Paths) -> Result<(), String> {
         let mut what: Vec<String> = entry.codes.clone();
         what.extend(entry.messages.iter().map(|m| format!("\"{m}\"")));
         what.extend(entry.panics.iter().map(|m| format!("panic \"{m}\"")));
+        what.extend(entry.patterns.iter().map(|p| format!("timeline pattern {p}")));
         let labs = if entry.labs.is_empty() {
             String::new()
         } else {
@@ -375,9 +386,13 @@ fn check_table(src: &Path, table: &Table) -> Result<Vec<String>, String> {
     let faq_entries = faq_sections(&faq_text);
     for entry in &table.entries {
         let name = &entry.name;
-        if entry.codes.is_empty() && entry.messages.is_empty() && entry.panics.is_empty() {
+        if entry.codes.is_empty()
+            && entry.messages.is_empty()
+            && entry.panics.is_empty()
+            && entry.patterns.is_empty()
+        {
             problems.push(format!(
-                "`{name}` matches nothing (codes, messages, panics)"
+                "`{name}` matches nothing (codes, messages, panics, patterns)"
             ));
         }
         if entry.see.is_empty() {

@@ -8,6 +8,7 @@
 //!   cargo labs watch [NN]      re-check on every save (`--poll` to poll instead); when a
 //!                              lab turns green, wait for the next save (or Enter)
 //!   cargo labs reset NN        put lab NN's src/ back to its starter (keeps a backup)
+//!   cargo labs trace NN [TEST] what the executor saw while a test of lab NN ran (its timeline)
 //!   cargo labs explain         the errors and panics the book explains (labs/runner/explain.toml)
 //!   cargo labs verify [NN]     maintainers: prove starters red, solutions and wrong answers right
 //!   cargo labs room            instructors: the room board, on the local network (room.rs)
@@ -26,6 +27,7 @@ mod report;
 mod reset;
 mod room;
 mod style;
+mod trace;
 mod verify;
 mod watch;
 
@@ -43,6 +45,10 @@ usage: cargo labs [board]                show every lab and the next one to do
                                          the next save (or Enter) goes on to the next
        cargo labs reset NN [--yes]       put lab NN's src/ back to its starter
                                          (your files go to labs/NN-slug/backup/)
+       cargo labs trace NN [TEST]        what the executor saw in a test of lab NN, red or green:
+                                         every poll, wake-up and waker, and the mistakes named
+                                         (--variant solution|wrong/NAME|alt/NAME: another
+                                         answer from solutions/; --raw: the file as recorded)
        cargo labs explain                the errors and panics the book explains, and where
        cargo labs verify [NN] [--bless] [--jobs N]
                                          maintainers: prove the lab contract (N checks
@@ -100,6 +106,8 @@ pub struct Options {
     pub only: Option<String>,
     /// `--room URL`, `--name NAME`, `--code CODE` (joining a room board), and `room`'s own.
     pub room: room::Args,
+    /// `trace --variant solution|wrong/NAME|alt/NAME`: which answer to trace.
+    pub variant: Option<String>,
 }
 
 fn parse_secs(text: &str, from: &str) -> Result<Duration, String> {
@@ -123,6 +131,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             .ok()
             .filter(|v| !v.trim().is_empty()),
         room: room::Args::default(),
+        variant: None,
     };
     let mut rest = Vec::new();
     let mut it = args.iter();
@@ -139,6 +148,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                 .next()
                 .ok_or("--only needs a day (half-day), labs (09,11,14) or all")?;
             options.only = Some(v.clone());
+        } else if arg == "--variant" {
+            let v = it.next().ok_or("--variant needs solution, wrong/NAME or alt/NAME")?;
+            options.variant = Some(v.clone());
         } else if arg == "--jobs" {
             let v = it.next().ok_or("--jobs needs a number")?;
             options.jobs = Some(v.parse().ok().filter(|&n: &usize| n > 0).ok_or(format!(
@@ -184,6 +196,14 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         "check" => check(&paths, &options, &all, one(1)?),
         "reset" => reset::reset(one(1)?, flag("--yes")).map(|_| ExitCode::SUCCESS),
         "hint" => hints::reveal(&paths, one(1)?, flag("--reset")).map(|_| ExitCode::SUCCESS),
+        "trace" => trace::trace(
+            &paths,
+            &options,
+            one(1)?,
+            positional.get(2).copied(),
+            &trace::Answer::parse(options.variant.as_deref())?,
+            flag("--raw"),
+        ),
         "watch" => watch::watch(
             &paths,
             &options,

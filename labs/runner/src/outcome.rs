@@ -264,11 +264,22 @@ impl Crate<'_> {
     /// Runs each test binary of a successful build under the time limit.
     fn run_tests(&self, stdout: &str) -> Result<Outcome, String> {
         let (mut passed, mut failed, mut output) = (0, Vec::new(), String::new());
+        // Tests that record their timeline (lab-support's) write it here: this run's only.
+        let timelines = crate::trace::dir(self.runner_dir, self.package);
+        let _ = std::fs::remove_dir_all(&timelines);
+        let traced = |binary: &TestBinary, args: &[&str]| {
+            let mut cmd = binary.command(args);
+            cmd.env(
+                crate::trace::DIR_VAR,
+                crate::trace::binary_dir(self.runner_dir, self.package, &binary.shown),
+            );
+            cmd
+        };
         let (mut crashed, mut unknown, mut no_result) = (Vec::new(), 0, false);
         // Every test that passed, by name (Miri names a test by its thread, cut short).
         let mut passed_names: Vec<String> = Vec::new();
         for binary in TestBinary::from_build(stdout) {
-            let ran = run_limited(binary.command(&[]), self.time_limit, Some(&binary.shown))?;
+            let ran = run_limited(traced(&binary, &[]), self.time_limit, Some(&binary.shown))?;
             let (p, f) = test_results(&ran.stdout);
             passed += p;
             passed_names.extend(
@@ -322,7 +333,7 @@ impl Crate<'_> {
                             unknown += rest.len() - k;
                             break;
                         };
-                        let cmd = binary.command(&[test, "--exact", "--test-threads=1"]);
+                        let cmd = traced(&binary, &[test, "--exact", "--test-threads=1"]);
                         let one = run_limited(cmd, left, Some(&binary.shown))?;
                         match one.status {
                             Some(true) => passed += 1,
@@ -377,16 +388,16 @@ impl Crate<'_> {
 }
 
 /// One test executable cargo built, from its `compiler-artifact` message.
-struct TestBinary {
+pub(crate) struct TestBinary {
     executable: PathBuf,
     manifest_dir: PathBuf,
     /// "tests/fan_out.rs", or "unittests src/lib.rs", as cargo shows it.
-    shown: String,
+    pub(crate) shown: String,
 }
 
 impl TestBinary {
     /// The test executables of a `cargo test --no-run --message-format=json`, unit tests first.
-    fn from_build(json_lines: &str) -> Vec<TestBinary> {
+    pub(crate) fn from_build(json_lines: &str) -> Vec<TestBinary> {
         let mut found = Vec::new();
         for line in json_lines.lines() {
             let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
@@ -432,7 +443,7 @@ impl TestBinary {
     }
 
     /// The binary, to run with `args` as cargo test would.
-    fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(&self.executable);
         cmd.current_dir(&self.manifest_dir)
             .env("CARGO_MANIFEST_DIR", &self.manifest_dir)
@@ -459,9 +470,9 @@ impl TestBinary {
 }
 
 /// What a test binary printed, and how it ended: `None` if it was stopped at the limit.
-struct Ran {
-    stdout: String,
-    stderr: String,
+pub(crate) struct Ran {
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
     status: Option<bool>,
     /// How it ended, in words: "exit code 101", "signal 6, SIGABRT".
     how: String,
@@ -507,7 +518,11 @@ pub fn set_slow_notes(on: bool) {
 /// kills it if it runs longer than `limit`. Portable: std's `Child::kill` is SIGKILL on
 /// Unix and TerminateProcess on Windows.
 /// `shown` names a test binary, to say so when it runs long (a hint that it hangs).
-fn run_limited(mut cmd: Command, limit: Duration, shown: Option<&str>) -> Result<Ran, String> {
+pub(crate) fn run_limited(
+    mut cmd: Command,
+    limit: Duration,
+    shown: Option<&str>,
+) -> Result<Ran, String> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -405,6 +405,7 @@ pub fn print_hang(lab: &Lab, outcome: &Outcome) {
 /// Everything `check` and `watch` say about one evaluation of a lab.
 pub fn print_lab(paths: &Paths, lab: &Lab, evaluation: &Evaluation) {
     print_details(evaluation);
+    crate::trace::print_failing(paths, lab, evaluation);
     let outcome = &evaluation.outcome;
     if style::plain() {
         style::say(&status_line(lab, outcome));

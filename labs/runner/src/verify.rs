@@ -11,6 +11,9 @@
 //! answer that passes every test but keeps what the lab forbids, `//! expect-lesson: Arc`
 //! (exactly the items it breaks). A fault that shows through a race the answer loses
 //! only most of the time goes in `//! may-also-fail: test_c` (those may fail or not).
+//! `//! expect-pattern: lost-wake` (for a lab whose tests record timelines) says which
+//! mistakes the timeline recorder must name in the failing tests' timelines, and verify
+//! proves the solution's timelines name none.
 //! verify builds
 //! it as a throwaway crate in target/labs-runner/wrong/, with the solution's tests and
 //! the solutions workspace's pinned dependencies. Files in solutions/NN-slug/alt/ work
@@ -304,27 +307,28 @@ fn run_job(
                 "solution has no 'static",
                 no_static(&solution_dir, &manifest),
             ));
+            // A lab whose tests record timelines: no mistake is named in a right answer's.
+            let timelines = crate::trace::read_all(&crate::trace::dir(&runner_dir, &package));
+            if !timelines.is_empty() {
+                rows.push(row(
+                    lab,
+                    "solution's timelines name no mistake",
+                    no_patterns(&timelines),
+                ));
+            }
         }
         Job::Variant(lab, folder, file) => {
             let solution_dir = paths.solutions.join(&lab.slug);
             if !solution_dir.is_dir() {
                 return Ok(rows);
             }
-            let manifest = read_toml(&solution_dir.join("Cargo.toml"))?;
             let name = file
                 .file_stem()
                 .unwrap_or_default()
                 .to_string_lossy()
                 .into_owned();
             let verdict = if *folder == "wrong" { "red" } else { "green" };
-            let result = check_variant(
-                paths,
-                options,
-                lab,
-                &solution_dir,
-                (&manifest, file, folder),
-                target,
-            );
+            let result = check_variant(paths, options, lab, (file, folder), target);
             rows.push(row(
                 lab,
                 &format!("{folder}/{name}.rs is {verdict}"),
@@ -568,9 +572,51 @@ fn variants(dir: &Path) -> Result<Vec<PathBuf>, String> {
     lesson::rust_files(dir)
 }
 
+/// No timeline names a mistake: "12 timelines, 4,210 events".
+fn no_patterns(timelines: &[crate::trace::Timeline]) -> Result<String, String> {
+    let named: Vec<String> = timelines
+        .iter()
+        .flat_map(|t| t.patterns.iter().map(move |h| format!("{}: {} ({})", t.test, h.id, h.detail)))
+        .collect();
+    if named.is_empty() {
+        let events: usize = timelines.iter().map(|t| t.total).sum();
+        Ok(format!(
+            "{}, {}, none named",
+            plural(timelines.len(), "timeline", "timelines"),
+            plural(events, "event", "events")
+        ))
+    } else {
+        Err(named.join("; "))
+    }
+}
+
+/// The mistakes a wrong answer's header expects, named in its failing tests' timelines.
+fn expect_patterns(want: &[String], timelines: &[crate::trace::Timeline]) -> Result<String, String> {
+    let mut seen: Vec<&str> = timelines
+        .iter()
+        .filter(|t| t.outcome == "failed")
+        .flat_map(|t| t.patterns.iter().map(|h| h.id.as_str()))
+        .collect();
+    seen.sort();
+    seen.dedup();
+    let missing: Vec<&String> = want.iter().filter(|w| !seen.contains(&w.as_str())).collect();
+    if missing.is_empty() {
+        Ok(format!("timelines name {}", seen.join(", ")))
+    } else {
+        Err(format!(
+            "expected the failing tests' timelines to name {}, they name [{}]",
+            want.join(", "),
+            seen.join(", ")
+        ))
+    }
+}
+
 /// A wrong (or alternative) answer's header and body.
 struct Wrong {
     expect: Expect,
+    /// Mistakes the timeline recorder must name in the failing tests' timelines
+    /// (`//! expect-pattern: lost-wake, foreign-waker`).
+    patterns: Vec<String>,
     /// Tests that may fail too, or not: a wrong answer whose fault shows through a race
     /// it loses only most of the time (`//! may-also-fail: test_c`). The `expect-fail`
     /// tests must fail every time.
@@ -588,6 +634,7 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
     };
     let (mut expect, mut replaces, mut body) = (None, "solution".to_owned(), String::new());
     let mut may_also_fail = Vec::new();
+    let mut patterns = Vec::new();
     for line in text.lines() {
         match line.strip_prefix("//!").map(str::trim) {
             Some(h) if h.starts_with("expect-fail:") => {
@@ -604,6 +651,7 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
                 expect = Some(Expect::Lesson(lesson::parse_list(&list(&h[14..]))?))
             }
             Some(h) if h.starts_with("may-also-fail:") => may_also_fail = list(&h[14..]),
+            Some(h) if h.starts_with("expect-pattern:") => patterns = list(&h[15..]),
             Some(h) if h.starts_with("replaces:") => replaces = h[9..].trim().to_owned(),
             Some(_) => {}
             None => {
@@ -617,6 +665,7 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
     )?;
     Ok(Wrong {
         expect,
+        patterns,
         may_also_fail,
         replaces,
         body,
@@ -647,11 +696,9 @@ fn check_variant(
     paths: &Paths,
     options: &Options,
     lab: &Lab,
-    solution_dir: &Path,
-    (manifest, file, folder): (&toml::Table, &Path, &str),
+    (file, folder): (&Path, &str),
     target: &Path,
 ) -> Result<String, String> {
-    let name = &*file.file_stem().unwrap_or_default().to_string_lossy();
     let wrong = parse_wrong(&fs::read_to_string(file).map_err(|e| e.to_string())?)?;
     if let Expect::Lesson(items) = &wrong.expect
         && let Some(item) = items.iter().find(|i| {
@@ -665,6 +712,46 @@ fn check_variant(
             "expect-lesson: {item}, but the lab's Cargo.toml does not forbid it"
         ));
     }
+    let (dir, package) = variant_crate(paths, lab, file, folder)?;
+    let outcome = Crate {
+        workspace: &dir,
+        package: &package,
+        target_dir: Some(target.to_path_buf()),
+        crate_dir: &dir,
+        forbid: &lab.forbid,
+        allowed_dependencies: None,
+        runner_dir: &paths.runner_dir(),
+        time_limit: lab.time_limit(options.time_limit),
+        miri: lab.miri.as_ref(),
+        given: Some(&crate::reset::sources(&lab.dir.join("src"))?),
+        fixed_api: lab.fixed_api,
+    }
+    .evaluate()?
+    .outcome;
+    let verdict = expect(&wrong.expect, &without(outcome, &wrong.may_also_fail));
+    if wrong.patterns.is_empty() {
+        return verdict;
+    }
+    let timelines = crate::trace::read_all(&crate::trace::dir(&paths.runner_dir(), &package));
+    match (verdict, expect_patterns(&wrong.patterns, &timelines)) {
+        (Ok(fails), Ok(named)) => Ok(format!("{fails}; {named}")),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    }
+}
+
+/// Writes a wrong or alternative answer's throwaway crate (the solution with the file's
+/// body in its anchored region) under target/labs-runner/FOLDER/NN-slug/NAME/, and returns
+/// its folder and package name. `cargo labs trace NN --variant wrong/NAME` runs it too.
+pub(crate) fn variant_crate(
+    paths: &Paths,
+    lab: &Lab,
+    file: &Path,
+    folder: &str,
+) -> Result<(PathBuf, String), String> {
+    let solution_dir = &paths.solutions.join(&lab.slug);
+    let manifest = &read_toml(&solution_dir.join("Cargo.toml"))?;
+    let name = &*file.file_stem().unwrap_or_default().to_string_lossy();
+    let wrong = parse_wrong(&fs::read_to_string(file).map_err(|e| e.to_string())?)?;
     let dir = paths
         .target
         .join("labs-runner")
@@ -711,22 +798,7 @@ fn check_variant(
     if let Ok(lock) = fs::read_to_string(paths.solutions.join("Cargo.lock")) {
         write_if_changed(&dir.join("Cargo.lock"), &lock)?;
     }
-    let outcome = Crate {
-        workspace: &dir,
-        package: &package,
-        target_dir: Some(target.to_path_buf()),
-        crate_dir: &dir,
-        forbid: &lab.forbid,
-        allowed_dependencies: None,
-        runner_dir: &paths.runner_dir(),
-        time_limit: lab.time_limit(options.time_limit),
-        miri: lab.miri.as_ref(),
-        given: Some(&crate::reset::sources(&lab.dir.join("src"))?),
-        fixed_api: lab.fixed_api,
-    }
-    .evaluate()?
-    .outcome;
-    expect(&wrong.expect, &without(outcome, &wrong.may_also_fail))
+    Ok((dir, package))
 }
 
 fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {

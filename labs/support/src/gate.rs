@@ -4,6 +4,8 @@ use std::cell::{Cell, RefCell};
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
+use crate::timeline::{self, Poller, Tracked};
+
 /// An event the test controls, like a timer or a socket it fires by hand. The future
 /// [`Gate::wait`] is `Pending` until the test calls [`Gate::open`]; it keeps the waker
 /// of its latest poll, and `open` wakes that waker, as a real event source does. So a
@@ -18,6 +20,8 @@ pub struct Gate<T> {
     finished: Cell<bool>,
     waker: RefCell<Option<Waker>>,
     polls: Cell<usize>,
+    /// Its polls and its opening, while a timeline is recorded ("gate a").
+    recorded: Option<RefCell<Tracked>>,
 }
 
 impl<T> Default for Gate<T> {
@@ -27,6 +31,7 @@ impl<T> Default for Gate<T> {
             finished: Cell::new(false),
             waker: RefCell::new(None),
             polls: Cell::new(0),
+            recorded: timeline::current().map(|h| RefCell::new(Tracked::new(h, "gate"))),
         }
     }
 }
@@ -43,6 +48,10 @@ impl<T> Gate<T> {
 
     /// Opens the gate with `value`, and wakes the waker of the latest poll, if any.
     pub fn open(&self, value: T) {
+        if let Some(tracked) = &self.recorded {
+            let tracked = tracked.borrow();
+            tracked.handle().note(Some(tracked.id), "opens");
+        }
         self.value.set(Some(value));
         let waker = self.waker.borrow_mut().take();
         if let Some(waker) = waker {
@@ -72,25 +81,36 @@ impl<T> Future for Wait<'_, T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
         let gate = self.gate;
-        gate.polls.set(gate.polls.get() + 1);
-        assert!(
-            !gate.finished.get(),
-            "a future was polled again after it returned Ready, which the Future contract \
-             does not allow"
-        );
-        if let Some(value) = gate.value.take() {
-            gate.finished.set(true);
-            return Poll::Ready(value);
-        }
-        // Keep this poll's waker, replacing an older one: only the latest is sure to
-        // reach the task.
-        let mut slot = gate.waker.borrow_mut();
-        match &mut *slot {
-            Some(waker) => waker.clone_from(cx.waker()),
-            None => *slot = Some(cx.waker().clone()),
-        }
-        Poll::Pending
+        let Some(tracked) = &gate.recorded else {
+            return wait(gate, cx);
+        };
+        let mut tracked = tracked.borrow_mut();
+        let guard = tracked.begin(Poller::Nested, cx.waker());
+        let result = wait(gate, cx);
+        guard.end(&result);
+        result
     }
+}
+
+fn wait<T>(gate: &Gate<T>, cx: &mut Context<'_>) -> Poll<T> {
+    gate.polls.set(gate.polls.get() + 1);
+    assert!(
+        !gate.finished.get(),
+        "a future was polled again after it returned Ready, which the Future contract \
+         does not allow"
+    );
+    if let Some(value) = gate.value.take() {
+        gate.finished.set(true);
+        return Poll::Ready(value);
+    }
+    // Keep this poll's waker, replacing an older one: only the latest is sure to
+    // reach the task.
+    let mut slot = gate.waker.borrow_mut();
+    match &mut *slot {
+        Some(waker) => waker.clone_from(cx.waker()),
+        None => *slot = Some(cx.waker().clone()),
+    }
+    Poll::Pending
 }
 
 #[cfg(test)]

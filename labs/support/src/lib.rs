@@ -24,6 +24,10 @@
 //!   poll budget and a must-wake check at once;
 //! - [`tripwire`]: a wall-clock watchdog the test can also trip early, from any thread,
 //!   with a message (for a harness stuck where it cannot panic, such as a thread scope);
+//! - [`timeline`]: what the executor sees, recorded while the runner asks for it: every
+//!   poll of a recorded future and how it answered, every clone, wake-up and drop of
+//!   lab-support's wakers, on which thread; written per test for `cargo labs check`,
+//!   `watch` and `trace`, with the known mistakes named;
 //! - [`http`]: a blocking HTTP/1.1 client for servers on 127.0.0.1, with time limits on
 //!   every read and write, that sends good requests and bad bytes alike.
 //!
@@ -43,6 +47,7 @@ pub mod gauge;
 pub mod http;
 pub mod os_thread;
 pub mod poll;
+pub mod timeline;
 pub mod tripwire;
 pub mod waker;
 pub mod watchdog;
@@ -51,6 +56,7 @@ pub use gate::Gate;
 pub use gauge::Gauge;
 pub use os_thread::OsThread;
 pub use poll::{poll_once, poll_to_end, yield_once};
+pub use timeline::{Recording, Traced, traced};
 pub use tripwire::{Tripwire, within_tripwire};
 pub use waker::{CountingWaker, MustWake, TestTask, counting_waker};
 pub use watchdog::{PollBudget, checked, paused, paused_local, within, within_unblocked};

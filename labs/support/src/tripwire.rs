@@ -35,9 +35,11 @@ pub fn within_tripwire<T: Send + 'static>(
     let (events, heard) = mpsc::channel();
     let (done, result) = mpsc::channel();
     let tripwire = Tripwire(events.clone());
+    let recording = crate::timeline::carry();
     let handle = thread::Builder::new()
         .name("test body (watchdog)".into())
         .spawn(move || {
+            let _recording = recording.enter();
             let value = f(tripwire);
             let _ = done.send(value);
             let _ = events.send(None);

@@ -5,6 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
+use crate::timeline::{self, Poller, Traceable, Tracer, Tracked};
+
 // ANCHOR: counting_waker
 /// A waker that counts how often it is woken, and how many clones of it are alive.
 #[derive(Default)]
@@ -45,16 +47,36 @@ pub fn counting_waker() -> (Arc<CountingWaker>, Waker) {
 // ANCHOR_END: counting_waker
 
 /// A task played by the test: it polls futures by hand with a fresh [`CountingWaker`],
-/// so the test can see which wake-ups reach the task.
+/// so the test can see which wake-ups reach the task. While a timeline is recorded, its
+/// polls and its waker's uses are in it ("task 2 polls Join with task 2's waker").
 pub struct TestTask {
     counter: Arc<CountingWaker>,
     waker: Waker,
+    /// The recording, and this task's number in it.
+    recorded: Option<(timeline::Handle, u16)>,
 }
 
 impl Default for TestTask {
     fn default() -> Self {
-        let (counter, waker) = counting_waker();
-        TestTask { counter, waker }
+        match timeline::current() {
+            Some(handle) => {
+                let task = handle.task();
+                let (counter, waker) = timeline::counted(Tracer::task(handle.clone(), task));
+                TestTask {
+                    counter,
+                    waker,
+                    recorded: Some((handle, task)),
+                }
+            }
+            None => {
+                let (counter, waker) = counting_waker();
+                TestTask {
+                    counter,
+                    waker,
+                    recorded: None,
+                }
+            }
+        }
     }
 }
 
@@ -65,7 +87,16 @@ impl TestTask {
 
     /// Polls `future` once with this task's waker.
     pub fn poll<F: Future + Unpin + ?Sized>(&self, future: &mut F) -> Poll<F::Output> {
-        Pin::new(future).poll(&mut Context::from_waker(&self.waker))
+        let mut cx = Context::from_waker(&self.waker);
+        let Some((handle, task)) = &self.recorded else {
+            return Pin::new(future).poll(&mut cx);
+        };
+        let name = timeline::short_name(std::any::type_name::<F>());
+        let mut tracked = Tracked::transient(handle.clone(), name);
+        let guard = tracked.begin(Poller::Task(*task), &self.waker);
+        let result = Pin::new(future).poll(&mut cx);
+        guard.end(&result);
+        result
     }
 
     /// Wake-ups of this task's waker so far.
@@ -91,6 +122,8 @@ pub struct MustWake<F> {
     polls: usize,
     /// Only a wake during the poll counts (see [`MustWake::woken_in_poll`]).
     strict: bool,
+    /// While a timeline is recorded: the inner future's polls, and this task's number.
+    recorded: Option<(Tracked, u16)>,
 }
 
 impl<F> MustWake<F> {
@@ -99,6 +132,11 @@ impl<F> MustWake<F> {
             inner,
             polls: 0,
             strict: false,
+            recorded: timeline::current().map(|handle| {
+                let task = handle.task();
+                let name = timeline::short_name(std::any::type_name::<F>());
+                (Tracked::new(handle, name), task)
+            }),
         }
     }
 
@@ -117,6 +155,8 @@ impl<F> MustWake<F> {
 struct Relay {
     to: Waker,
     woken: AtomicBool,
+    /// Recorded as the task's waker, while a timeline is.
+    tracer: Option<Tracer>,
 }
 
 impl Wake for Relay {
@@ -130,19 +170,50 @@ impl Wake for Relay {
     }
 }
 
+impl Traceable for Relay {
+    fn tracer(&self) -> Option<&Tracer> {
+        self.tracer.as_ref()
+    }
+
+    fn on_wake(&self) {
+        self.woken.store(true, Ordering::SeqCst);
+        self.to.wake_by_ref();
+    }
+}
+
 impl<F: Future + Unpin> Future for MustWake<F> {
     /// The inner output and how many times it was polled, or why it would hang.
     type Output = Result<(F::Output, usize), String>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         self.polls += 1;
+        let this = &mut *self;
         let relay = Arc::new(Relay {
             to: cx.waker().clone(),
             woken: AtomicBool::new(false),
+            tracer: this
+                .recorded
+                .as_ref()
+                .map(|(tracked, task)| Tracer::task(tracked.handle().clone(), *task)),
         });
-        let waker = Waker::from(Arc::clone(&relay));
-        let result = Pin::new(&mut self.inner).poll(&mut Context::from_waker(&waker));
-        drop(waker);
+        let waker = match &relay.tracer {
+            Some(_) => timeline::traced_waker(Arc::clone(&relay), 0),
+            None => Waker::from(Arc::clone(&relay)),
+        };
+        let result = match this.recorded.as_mut() {
+            Some((tracked, _)) => {
+                let guard = tracked.begin(Poller::Executor, &waker);
+                let result = Pin::new(&mut this.inner).poll(&mut Context::from_waker(&waker));
+                drop(waker);
+                guard.end(&result);
+                result
+            }
+            None => {
+                let result = Pin::new(&mut this.inner).poll(&mut Context::from_waker(&waker));
+                drop(waker);
+                result
+            }
+        };
         match result {
             Poll::Ready(output) => Poll::Ready(Ok((output, self.polls))),
             // Woken already, or a clone is kept by someone who may wake it later.

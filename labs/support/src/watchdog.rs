@@ -74,9 +74,12 @@ fn watch<T: Send + 'static>(
 ) -> T {
     let (done, result) = mpsc::channel();
     let (told, where_body) = mpsc::channel();
+    // The test's timeline, if it records one, goes on on the body's thread.
+    let recording = crate::timeline::carry();
     let handle = thread::Builder::new()
         .name("test body (watchdog)".into())
         .spawn(move || {
+            let _recording = recording.enter();
             let _ = told.send((thread_schedstat_path(), crate::OsThread::current()));
             let _ = done.send(f());
         })
