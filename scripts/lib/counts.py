@@ -22,8 +22,14 @@ number may be digits or a word ("fourteen"). Kinds:
     hints NN               hints in labs/NN-*/hints.md
     variants DATA.json     entries of the benchmark data's "variants" (or "rows")
     data DATA.json PATH    a figure of a benchmark's data: PATH is keys and list indexes
-                           joined by dots (variants.1.ratio); the figure in prose must be
-                           the value rounded to as many decimals as it is written with.
+                           joined by dots (variants.1.ratio), where a step `k=v&k2=v2`
+                           picks the list entry with those fields (rows.variant=lab-19),
+                           and A/B is the quotient of two such figures. A step `*` takes
+                           every entry of a list, `*k=v` every entry with that field
+                           (runs.*.rps: one figure per round; A/B then
+                           pairs them round by round), and the marker states their median,
+                           or `min` / `max` after PATH. The figure in prose must be the
+                           value rounded to as many decimals as it is written with.
                            `percent` after PATH reads a ratio as a change: 1.62 is +62 (%)
     prose                  a number that counts nothing the repository can recompute
 
@@ -36,6 +42,7 @@ cannot be written unchecked. Fenced code blocks are skipped.
 """
 import json
 import re
+import statistics
 import sys
 from pathlib import Path
 
@@ -128,15 +135,53 @@ def stated(before, decimals=False):
     return WORDS.get(word, int(word) if word.isdigit() else None)
 
 
-def data_value(spec):
-    """The value a `data FILE PATH [percent]` marker names."""
-    parts = spec.split()
-    value = json.loads((ROOT / parts[1]).read_text())
-    for key in parts[2].split("."):
-        value = value[int(key)] if isinstance(value, list) else value[key]
+def walk(data, path, file):
+    """The number at PATH in DATA: keys and list indexes joined by dots; a step such as
+    `variant=lab-19&work=plain` picks the list entry whose fields have those values."""
+    value = data
+    keys = path.split(".")
+    for i, key in enumerate(keys):
+        if key.startswith("*"):
+            # Every entry of a list (rounds), or every one with the fields `*k=v&k2=v2`
+            # names: a list of figures.
+            wanted = dict(pair.split("=", 1) for pair in key[1:].split("&")) if key[1:] else {}
+            return [walk(v, ".".join(keys[i + 1:]), file) for v in value
+                    if all(str(v.get(k)) == w for k, w in wanted.items())]
+        if isinstance(value, list) and "=" in key:
+            wanted = dict(pair.split("=", 1) for pair in key.split("&"))
+            found = [v for v in value if isinstance(v, dict)
+                     and all(str(v.get(k)) == w for k, w in wanted.items())]
+            if len(found) != 1:
+                raise ValueError(f"{key} matches {len(found)} entries in {path} of {file}")
+            value = found[0]
+        else:
+            value = value[int(key)] if isinstance(value, list) else value[key]
     if not isinstance(value, (int, float)):
-        raise ValueError(f"{parts[2]} in {parts[1]} is not a number: {value!r}")
-    if len(parts) > 3 and parts[3] == "percent":
+        raise ValueError(f"{path} in {file} is not a number: {value!r}")
+    return value
+
+
+def data_value(spec):
+    """The value a `data FILE PATH [percent]` marker names; PATH may be a quotient,
+    `A/B`, of two figures of the same file (a ratio the page states)."""
+    parts = spec.split()
+    data = json.loads((ROOT / parts[1]).read_text())
+    value = None
+    for path in parts[2].split("/"):
+        figure = walk(data, path, parts[1])
+        if value is None:
+            value = figure
+        elif isinstance(value, list):
+            value = [a / b for a, b in zip(value, figure, strict=True)]
+        else:
+            value = value / figure
+    options = parts[3:]
+    if isinstance(value, list):
+        # Figures per round: their median, or `min` / `max` (a range the page states).
+        pick = {"min": min, "max": max}.get(next((o for o in options if o in ("min", "max")), ""),
+                                            statistics.median)
+        value = pick(value)
+    if "percent" in options:
         value = (value - 1) * 100
     return value
 
