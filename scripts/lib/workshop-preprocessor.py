@@ -9,12 +9,16 @@ on the pages, from one source each:
   labs/Cargo.toml's [workspace.metadata.labs] if set, else the address of the `origin`
   remote (as on GitHub Actions, which builds the published book), else a sentence that
   says where to get it.
+- an `{{#include …}}` of a file this copy does not have (a copy without `solutions/`, as
+  an attendee may be given) becomes a note that names the file, instead of nothing: it
+  runs before mdBook's own `links` preprocessor (book.toml), which would leave it empty.
 
 mdBook runs it in the book's root: `supports RENDERER` (the html renderer only; the
 markdown output, which the snippet tests read, is left as written), then the
 [context, book] JSON on stdin, the book JSON on stdout.
 """
 import json
+import os
 import re
 import subprocess
 import sys
@@ -50,7 +54,25 @@ def clone_block(url):
             "one: `repo-url` in `labs/Cargo.toml`).")
 
 
-def rewrite(content, url):
+INCLUDE = re.compile(r"\{\{#(?:include|rustdoc_include)\s+([^}\s:]+)[^}]*\}\}")
+
+
+def missing_includes(content, page):
+    """Each include of a file that is not there becomes a line saying where it would be."""
+    here = os.path.dirname(os.path.join("src", page or ""))
+
+    def note(m):
+        target = os.path.normpath(os.path.join(here, m.group(1)))
+        if os.path.exists(target):
+            return m.group(0)
+        return ("(Not in this copy: this part is quoted from `%s`, which the copy of the "
+                "course you have does not include.)" % target)
+
+    return INCLUDE.sub(note, content)
+
+
+def rewrite(content, url, page=None):
+    content = missing_includes(content, page)
     if "| Time | about" not in content:
         content = MINUTES.sub(lambda m: "%s\n\n_About %s minutes._" % (m.group(0), m.group(1)),
                               content, count=1)
@@ -64,7 +86,7 @@ def walk(items, url):
     for item in items:
         chapter = item.get("Chapter") if isinstance(item, dict) else None
         if chapter:
-            chapter["content"] = rewrite(chapter["content"], url)
+            chapter["content"] = rewrite(chapter["content"], url, chapter.get("source_path") or chapter.get("path"))
             walk(chapter["sub_items"], url)
 
 
