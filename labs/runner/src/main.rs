@@ -115,7 +115,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             let v = it.next().ok_or("--time-limit needs a number of seconds")?;
             options.time_limit = Some(parse_secs(v, "--time-limit")?);
         } else if arg == "--variant" {
-            let v = it.next().ok_or("--variant needs solution, wrong/NAME or alt/NAME")?;
+            let v = it
+                .next()
+                .ok_or("--variant needs solution, wrong/NAME or alt/NAME")?;
             options.variant = Some(v.clone());
         } else if arg == "--jobs" {
             let v = it.next().ok_or("--jobs needs a number")?;
