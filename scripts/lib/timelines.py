@@ -177,7 +177,7 @@ def mermaid(t, command):
         elif kind in ("wake", "wake-by-ref"):
             lines.append("    %s-)%s: wake (%s)" % (actor(by), actor(owner(waker, names)), clean(waker)))
         elif kind == "clone":
-            lines.append("    Note over %s: keeps a clone of %s" % (actor(by), clean(waker)))
+            lines.append("    Note over %s: clones %s" % (actor(by), clean(waker)))
         elif kind == "note":
             who = future if future != "-" else by
             lines.append("    Note over %s: %s" % (actor(who), clean(e["detail"])))
