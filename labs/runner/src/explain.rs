@@ -356,7 +356,12 @@ pub fn list(paths: &Paths) -> Result<(), String> {
         let mut what: Vec<String> = entry.codes.clone();
         what.extend(entry.messages.iter().map(|m| format!("\"{m}\"")));
         what.extend(entry.panics.iter().map(|m| format!("panic \"{m}\"")));
-        what.extend(entry.patterns.iter().map(|p| format!("timeline pattern {p}")));
+        what.extend(
+            entry
+                .patterns
+                .iter()
+                .map(|p| format!("timeline pattern {p}")),
+        );
         let labs = if entry.labs.is_empty() {
             String::new()
         } else {

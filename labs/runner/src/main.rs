@@ -149,7 +149,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                 .ok_or("--only needs a day (half-day), labs (09,11,14) or all")?;
             options.only = Some(v.clone());
         } else if arg == "--variant" {
-            let v = it.next().ok_or("--variant needs solution, wrong/NAME or alt/NAME")?;
+            let v = it
+                .next()
+                .ok_or("--variant needs solution, wrong/NAME or alt/NAME")?;
             options.variant = Some(v.clone());
         } else if arg == "--jobs" {
             let v = it.next().ok_or("--jobs needs a number")?;

@@ -39,7 +39,13 @@ pub fn dir(runner_dir: &Path, package: &str) -> PathBuf {
 pub fn binary_dir(runner_dir: &Path, package: &str, shown: &str) -> PathBuf {
     let name: String = shown
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     dir(runner_dir, package).join(name)
 }
@@ -107,23 +113,32 @@ pub fn parse(text: &str) -> Result<Timeline, String> {
                 seq: number(seq, "pattern's event")?,
                 detail: (*detail).to_owned(),
             }),
-            ["event", seq, at, thread, depth, kind, by, future, waker, detail] => {
-                t.events.push(Event {
-                    seq: number(seq, "event number")?,
-                    at: if *at == "-" {
-                        None
-                    } else {
-                        Some(number(at, "time")? as u64)
-                    },
-                    thread: (*thread).to_owned(),
-                    depth: number(depth, "depth")?,
-                    kind: (*kind).to_owned(),
-                    by: (*by).to_owned(),
-                    future: (*future).to_owned(),
-                    waker: (*waker).to_owned(),
-                    detail: (*detail).to_owned(),
-                })
-            }
+            [
+                "event",
+                seq,
+                at,
+                thread,
+                depth,
+                kind,
+                by,
+                future,
+                waker,
+                detail,
+            ] => t.events.push(Event {
+                seq: number(seq, "event number")?,
+                at: if *at == "-" {
+                    None
+                } else {
+                    Some(number(at, "time")? as u64)
+                },
+                thread: (*thread).to_owned(),
+                depth: number(depth, "depth")?,
+                kind: (*kind).to_owned(),
+                by: (*by).to_owned(),
+                future: (*future).to_owned(),
+                waker: (*waker).to_owned(),
+                detail: (*detail).to_owned(),
+            }),
             [""] => {}
             _ => return Err(format!("line {} of a timeline is not one: {line:?}", n + 1)),
         }
@@ -260,10 +275,7 @@ fn print_patterns(paths: &Paths, t: &Timeline) {
             } else {
                 format!(" The book explains this: {}.", places.join("; "))
             };
-            println!(
-                "In {}: {name} ({}, {at}).{book}",
-                t.test, hit.detail
-            );
+            println!("In {}: {name} ({}, {at}).{book}", t.test, hit.detail);
             continue;
         }
         println!("  {} {}", style::red("Seen:"), style::bold(name));
@@ -313,7 +325,11 @@ pub fn print_failing(paths: &Paths, lab: &Lab, evaluation: &Evaluation) {
     let what = if events.len() == shown.events.len() && shown.cut.is_none() {
         outcome::plural(shown.total, "event", "events")
     } else {
-        format!("the last {} of {} events; {command} shows them all", events.len(), shown.total)
+        format!(
+            "the last {} of {} events; {command} shows them all",
+            events.len(),
+            shown.total
+        )
     };
     if style::plain() {
         println!("Timeline of {} ({what}):", shown.test);
@@ -393,8 +409,14 @@ pub fn trace(
     let Some(timeline) = chosen else {
         if all.is_empty() {
             let why = match test {
-                Some(name) => format!("no test of lab {} whose name contains `{name}` recorded a timeline", lab.number),
-                None => format!("no test of lab {} recorded a timeline (its tests record with lab-support's timeline::Recording; labs 01-04 and 13 do)", lab.number),
+                Some(name) => format!(
+                    "no test of lab {} whose name contains `{name}` recorded a timeline",
+                    lab.number
+                ),
+                None => format!(
+                    "no test of lab {} recorded a timeline (its tests record with lab-support's timeline::Recording; labs 01-04 and 13 do)",
+                    lab.number
+                ),
             };
             return Err(why);
         }
@@ -419,7 +441,10 @@ pub fn trace(
     };
     let events = outcome::plural(timeline.total, "event", "events");
     if style::plain() {
-        println!("Timeline of {} ({whose}, {}, {events}):", timeline.test, timeline.outcome);
+        println!(
+            "Timeline of {} ({whose}, {}, {events}):",
+            timeline.test, timeline.outcome
+        );
     } else {
         println!(
             "{}\n",
@@ -450,7 +475,10 @@ fn list(lab: &Lab, all: &[Timeline], test: Option<&str>) {
     if let Some(name) = test {
         println!("Several tests of lab {} match `{name}`:", lab.number);
     } else if !plain {
-        println!("{}", style::heading(&format!("Timelines of lab {}", lab.number)));
+        println!(
+            "{}",
+            style::heading(&format!("Timelines of lab {}", lab.number))
+        );
     }
     for t in all {
         let named: Vec<&str> = t.patterns.iter().map(|h| h.id.as_str()).collect();
@@ -471,7 +499,10 @@ fn list(lab: &Lab, all: &[Timeline], test: Option<&str>) {
             println!("  {line}");
         }
     }
-    let hint = format!("One test's whole timeline: cargo labs trace {} TEST", lab.number);
+    let hint = format!(
+        "One test's whole timeline: cargo labs trace {} TEST",
+        lab.number
+    );
     if plain {
         println!("{hint}.");
     } else {
@@ -531,13 +562,21 @@ fn run(
                 return Err(format!("no {}", file.display()));
             }
             let (dir, package) = crate::verify::variant_crate(paths, lab, &file, folder)?;
-            (dir, package, Some(paths.target.join("labs-runner").join("trace-target")))
+            (
+                dir,
+                package,
+                Some(paths.target.join("labs-runner").join("trace-target")),
+            )
         }
     };
     let mut build = outcome::cargo();
-    build
-        .current_dir(&workspace)
-        .args(["test", "--package", &package, "--no-run", "--message-format=json"]);
+    build.current_dir(&workspace).args([
+        "test",
+        "--package",
+        &package,
+        "--no-run",
+        "--message-format=json",
+    ]);
     if let Some(target) = &target {
         build.arg("--target-dir").arg(target);
     }
@@ -558,7 +597,8 @@ fn run(
         let filter: Vec<&str> = test.into_iter().collect();
         let mut cmd = binary.command(&filter);
         cmd.env(DIR_VAR, binary_dir(&runner_dir, &package, &binary.shown));
-        let ran = outcome::run_limited(cmd, lab.time_limit(options.time_limit), Some(&binary.shown))?;
+        let ran =
+            outcome::run_limited(cmd, lab.time_limit(options.time_limit), Some(&binary.shown))?;
         output.push_str(&ran.stdout);
         output.push_str(&ran.stderr);
     }
@@ -579,12 +619,19 @@ mod tests {
     #[test]
     fn reads_a_timeline() {
         let t = parse(SAMPLE).unwrap();
-        assert_eq!((t.test.as_str(), t.outcome.as_str(), t.total), ("t", "failed", 5));
+        assert_eq!(
+            (t.test.as_str(), t.outcome.as_str(), t.total),
+            ("t", "failed", 5)
+        );
         assert_eq!(t.patterns[0].id, "lost-wake");
         assert_eq!(t.events.len(), 4);
         assert_eq!(t.events[2].at, Some(100));
         assert!(parse("timeline\t2\n").unwrap_err().contains("version 2"));
-        assert!(parse("timeline\t1\nevent\tx\n").unwrap_err().contains("line 2"));
+        assert!(
+            parse("timeline\t1\nevent\tx\n")
+                .unwrap_err()
+                .contains("line 2")
+        );
         assert!(parse("hello\n").is_err());
     }
 
@@ -616,13 +663,20 @@ mod tests {
         t.patterns[0].seq = 10;
         assert_eq!(window(&t).len(), SHOWN, "a mistake far back: the end only");
         t.patterns[0].seq = 70;
-        assert_eq!(window(&t)[0].seq, 68, "a mistake near the end: from just before it");
+        assert_eq!(
+            window(&t)[0].seq,
+            68,
+            "a mistake near the end: from just before it"
+        );
     }
 
     #[test]
     fn variants_are_named_by_folder() {
         assert!(matches!(Answer::parse(None), Ok(Answer::Lab)));
-        assert!(matches!(Answer::parse(Some("solution")), Ok(Answer::Solution)));
+        assert!(matches!(
+            Answer::parse(Some("solution")),
+            Ok(Answer::Solution)
+        ));
         assert!(
             matches!(Answer::parse(Some("wrong/no_wake.rs")), Ok(Answer::Variant(f, n)) if f == "wrong" && n == "no_wake")
         );

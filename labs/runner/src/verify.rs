@@ -576,7 +576,11 @@ fn variants(dir: &Path) -> Result<Vec<PathBuf>, String> {
 fn no_patterns(timelines: &[crate::trace::Timeline]) -> Result<String, String> {
     let named: Vec<String> = timelines
         .iter()
-        .flat_map(|t| t.patterns.iter().map(move |h| format!("{}: {} ({})", t.test, h.id, h.detail)))
+        .flat_map(|t| {
+            t.patterns
+                .iter()
+                .map(move |h| format!("{}: {} ({})", t.test, h.id, h.detail))
+        })
         .collect();
     if named.is_empty() {
         let events: usize = timelines.iter().map(|t| t.total).sum();
@@ -591,7 +595,10 @@ fn no_patterns(timelines: &[crate::trace::Timeline]) -> Result<String, String> {
 }
 
 /// The mistakes a wrong answer's header expects, named in its failing tests' timelines.
-fn expect_patterns(want: &[String], timelines: &[crate::trace::Timeline]) -> Result<String, String> {
+fn expect_patterns(
+    want: &[String],
+    timelines: &[crate::trace::Timeline],
+) -> Result<String, String> {
     let mut seen: Vec<&str> = timelines
         .iter()
         .filter(|t| t.outcome == "failed")
@@ -599,7 +606,10 @@ fn expect_patterns(want: &[String], timelines: &[crate::trace::Timeline]) -> Res
         .collect();
     seen.sort();
     seen.dedup();
-    let missing: Vec<&String> = want.iter().filter(|w| !seen.contains(&w.as_str())).collect();
+    let missing: Vec<&String> = want
+        .iter()
+        .filter(|w| !seen.contains(&w.as_str()))
+        .collect();
     if missing.is_empty() {
         Ok(format!("timelines name {}", seen.join(", ")))
     } else {

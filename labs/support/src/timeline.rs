@@ -236,7 +236,9 @@ impl State {
         }
         let now = tokio::time::Instant::now();
         let start = *self.start.get_or_insert(now);
-        now.duration_since(start).as_millis().min(u32::MAX as u128 - 1) as u32
+        now.duration_since(start)
+            .as_millis()
+            .min(u32::MAX as u128 - 1) as u32
     }
 
     fn hit(&mut self, hit: Hit) {
@@ -260,7 +262,7 @@ impl State {
     }
 
     fn identify(&self, waker: &Waker) -> WakerRef {
-        if waker.will_wake(Waker::noop()) {
+        if is_noop(waker) {
             return WakerRef::Noop;
         }
         let addr = waker.data() as usize;
@@ -289,6 +291,15 @@ impl State {
             });
         }
     }
+}
+
+/// Whether `waker` is `Waker::noop()`, or another that can wake nobody in particular.
+/// `will_wake` compares the vtable's address, and each crate may get its own copy of the
+/// noop waker's vtable (and of its functions): a waker with no data (a null pointer) is
+/// taken for a no-op one too, as `futures`' `noop_waker` is. An executor's or a task's
+/// waker points to its task.
+fn is_noop(waker: &Waker) -> bool {
+    waker.will_wake(Waker::noop()) || waker.data().is_null()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -518,10 +529,7 @@ impl Recording {
         if current().is_some() {
             return Recording { active: None };
         }
-        let name = std::thread::current()
-            .name()
-            .unwrap_or("main")
-            .to_owned();
+        let name = std::thread::current().name().unwrap_or("main").to_owned();
         let handle = Handle(Arc::new(Recorder {
             state: Mutex::new(State {
                 head: Vec::with_capacity(HEAD),
@@ -654,6 +662,7 @@ impl Tracer {
             }
         }
         if matches!(what, What::Wake | What::WakeByRef) {
+            // (Only lab-support's wakers are recorded: never `Waker::noop()`.)
             let label = self.label;
             with_top(key, |frame| {
                 if frame.waker == label {
@@ -831,8 +840,9 @@ pub(crate) struct Tracked {
     waiting: bool,
     /// Polls in a row that woke their own waker without progress.
     streak: u32,
-    /// The wake-ups of its stand-in waker when its last poll began (a root `Traced`).
-    wakes_before: u32,
+    /// The wake-ups of its stand-in waker when its last poll through it began (a root
+    /// `Traced`); `None` before the first.
+    wakes_before: Option<u32>,
     /// Made for one poll only (a test task's): no bookkeeping across polls.
     transient: bool,
 }
@@ -870,7 +880,7 @@ impl Tracked {
             finished: false,
             waiting: false,
             streak: 0,
-            wakes_before: 0,
+            wakes_before: None,
             transient: false,
         }
     }
@@ -884,7 +894,7 @@ impl Tracked {
             finished: false,
             waiting: false,
             streak: 0,
-            wakes_before: 0,
+            wakes_before: None,
             transient: true,
         }
     }
@@ -998,7 +1008,7 @@ impl Tracked {
         let mut state = self.handle.0.lock();
         let label = state.identify(proxy);
         let wakes = state.known_at(proxy.data() as usize).map_or(0, |k| k.wakes);
-        if self.polls > 0 && !self.finished && wakes == self.wakes_before {
+        if !self.finished && self.wakes_before == Some(wakes) {
             let seq = state.total;
             state.hit(Hit {
                 pattern: Pattern::UnwokenPoll,
@@ -1010,7 +1020,7 @@ impl Tracked {
                 times: 1,
             });
         }
-        self.wakes_before = wakes;
+        self.wakes_before = Some(wakes);
     }
 
     fn dropped(&mut self) {
@@ -1086,10 +1096,12 @@ impl PollGuard<'_> {
                 let progress = frame.is_some_and(|f| f.progress);
                 // Waiting for something else: not woken during its poll (where that can
                 // be seen), or at least not by itself.
+                // (Polled with `Waker::noop()`, it cannot be told: not counted.)
                 tracked.waiting = !tracked.transient
-                    && match seen {
-                        Some((woke, _)) => !woke,
-                        None => !woke_own,
+                    && match (self.waker, seen) {
+                        (WakerRef::Noop, _) => false,
+                        (_, Some((woke, _))) => !woke,
+                        (_, None) => !woke_own,
                     };
                 let waiting_others = state.waiting - u32::from(was_waiting);
                 if !tracked.transient && woke_own && !progress && waiting_others > 0 {
@@ -1257,7 +1269,8 @@ impl<F: Future> Future for Traced<F> {
             let proxy = this.proxy.as_ref().expect("made above");
             tracked.check_woken(proxy);
             let mut cx = Context::from_waker(proxy);
-            let guard = tracked.begin(Poller::Nested, proxy);
+            // Only an executor polls with a waker of its own: say so, not "the test".
+            let guard = tracked.begin(Poller::Executor, proxy);
             let result = inner.poll(&mut cx);
             guard.end(&result);
             return result;
@@ -1372,7 +1385,10 @@ fn hit_detail(state: &State, hit: &Hit) -> String {
                 .map_or_else(|| "its task's".to_owned(), |w| waker_label(state, w))
         ),
         Pattern::PolledAfterReady => {
-            format!("{future} was polled again (poll {}) after it returned Ready", hit.count)
+            format!(
+                "{future} was polled again (poll {}) after it returned Ready",
+                hit.count
+            )
         }
         Pattern::UnwokenPoll => format!(
             "{future} was polled again (poll {}) though nobody had woken {waker} since the poll before",
@@ -1500,7 +1516,11 @@ mod tests {
         assert!(Pin::new(&mut future).poll(&mut cx).is_pending());
         assert!(Pin::new(&mut future).poll(&mut cx).is_ready());
         let kept = waker.clone();
-        assert_eq!(counter.clones(), 1, "a recorded waker's clones are counted too");
+        assert_eq!(
+            counter.clones(),
+            1,
+            "a recorded waker's clones are counted too"
+        );
         drop(kept);
         assert_eq!((counter.wakes(), counter.clones()), (1, 0));
         let text = rec.text("passed").unwrap();
@@ -1535,7 +1555,10 @@ mod tests {
         let task = TestTask::new();
         let gate = Gate::<()>::new();
         assert!(task.poll(&mut countdown(1, true)).is_pending());
-        assert!(task.poll(&mut gate.wait()).is_pending(), "the gate keeps the waker");
+        assert!(
+            task.poll(&mut gate.wait()).is_pending(),
+            "the gate keeps the waker"
+        );
         assert!(patterns(&rec.text("passed").unwrap()).is_empty());
     }
 
@@ -1646,12 +1669,18 @@ mod tests {
         std::thread::scope(|s| {
             s.spawn(|| slot.lock().unwrap().take().unwrap().wake());
         });
-        assert_eq!(flag.0.load(std::sync::atomic::Ordering::SeqCst), 1, "woken through the stand-in");
+        assert_eq!(
+            flag.0.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "woken through the stand-in"
+        );
         assert!(Pin::new(&mut future).poll(&mut cx).is_ready());
         let text = rec.text("passed").unwrap();
         assert!(patterns(&text).is_empty(), "{text}");
         assert!(
-            events(&text).iter().any(|e| e.starts_with("thread 1 | 0 | wake | thread 1 | - | the task's waker")),
+            events(&text)
+                .iter()
+                .any(|e| e.starts_with("thread 1 | 0 | wake | thread 1 | - | the task's waker")),
             "{text}"
         );
 
@@ -1660,7 +1689,10 @@ mod tests {
         let mut pending = traced("the future", std::future::pending::<()>());
         assert!(Pin::new(&mut pending).poll(&mut cx).is_pending());
         assert!(Pin::new(&mut pending).poll(&mut cx).is_pending());
-        assert_eq!(patterns(&rec.text("failed").unwrap()), ["lost-wake", "unwoken-poll"]);
+        assert_eq!(
+            patterns(&rec.text("failed").unwrap()),
+            ["lost-wake", "unwoken-poll"]
+        );
     }
 
     #[test]
@@ -1670,7 +1702,10 @@ mod tests {
         let task = TestTask::new();
         assert!(task.poll(&mut countdown(0, false)).is_ready());
         drop(rec);
-        let text = std::fs::read_to_string(dir.join("timeline__tests__the_file_is_named_after_the_test.timeline")).unwrap();
+        let text = std::fs::read_to_string(
+            dir.join("timeline__tests__the_file_is_named_after_the_test.timeline"),
+        )
+        .unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         assert!(text.starts_with("timeline\t1\ntest\ttimeline::tests::the_file_is_named_after_the_test\noutcome\tpassed\n"));
     }
@@ -1693,9 +1728,14 @@ mod tests {
             "Join"
         );
         assert_eq!(
-            short_name("core::pin::Pin<alloc::boxed::Box<local_scope::scope<'_, i32, x::{{closure}}>::{{closure}}>>"),
+            short_name(
+                "core::pin::Pin<alloc::boxed::Box<local_scope::scope<'_, i32, x::{{closure}}>::{{closure}}>>"
+            ),
             "scope"
         );
-        assert_eq!(short_name("&mut block_on::tests::x::{{closure}}"), "async block");
+        assert_eq!(
+            short_name("&mut block_on::tests::x::{{closure}}"),
+            "async block"
+        );
     }
 }

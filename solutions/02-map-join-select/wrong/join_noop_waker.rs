@@ -3,6 +3,7 @@
 //! for an event wakes the no-op waker, nobody tells the task, and a real executor never
 //! polls it again.
 //! expect-fail: composing_them_allocates_nothing, join_passes_the_tasks_waker_to_both_sides, join_polls_both_sides_on_every_poll, join_waits_for_the_slower_side, they_pass_the_waker_of_the_latest_poll, they_run_under_a_real_executor
+//! expect-pattern: foreign-waker, lost-wake
 //! replaces: join_poll
 
 fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Self::Output> {

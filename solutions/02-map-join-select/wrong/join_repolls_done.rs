@@ -2,6 +2,7 @@
 //! returned `Ready`. The `Future` contract forbids that: the tests' futures panic, and
 //! many real ones do too (an `async` block panics with "polled after completion").
 //! expect-fail: composing_them_allocates_nothing, join_passes_the_tasks_waker_to_both_sides, join_polls_both_sides_on_every_poll, join_waits_for_the_slower_side, they_run_under_a_real_executor
+//! expect-pattern: polled-after-ready
 //! replaces: join
 
 pub struct Join<A: Future, B: Future> {

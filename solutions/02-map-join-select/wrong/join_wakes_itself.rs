@@ -3,6 +3,7 @@
 //! only counts outputs passes; but the executor now polls the task in a loop while it
 //! waits (busy polling), and a counting waker sees a wake-up where nothing happened.
 //! expect-fail: join_passes_the_tasks_waker_to_both_sides, they_pass_the_waker_of_the_latest_poll
+//! expect-pattern: foreign-waker
 //! replaces: join_poll
 
 fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {

@@ -1,6 +1,7 @@
 //! Wrong: `Map` polls its future with `Waker::noop()` instead of the task's `cx`, so
 //! the inner future's wake-up is lost.
 //! expect-fail: composing_them_allocates_nothing, map_applies_the_function_once_at_the_end, map_passes_the_tasks_waker_down, they_pass_the_waker_of_the_latest_poll
+//! expect-pattern: foreign-waker, lost-wake
 //! replaces: map
 
 pub struct Map<Fut, F> {
