@@ -272,7 +272,10 @@ fn describe(root: &Path, target: &str) -> String {
         // Neither source nor rendered page: name it where the other pages are.
         let book = root.join("book").join("html");
         if !root.join("src").is_dir() && book.is_dir() {
-            return format!("{}{anchor_part}", book.join(crate::labs::html(page)).display());
+            return format!(
+                "{}{anchor_part}",
+                book.join(crate::labs::html(page)).display()
+            );
         }
         return format!("src/{target}");
     };

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::labs::{self, Lab, Paths, html};
+use crate::labs::{Lab, Paths, html};
 use crate::lesson::Forbid;
 use crate::outcome::{Evaluation, Outcome, error_kinds};
 use crate::{explain, reset, style};
@@ -58,10 +58,7 @@ pub struct Args {
 impl Args {
     /// Whether `arg` is one of the room's options (each takes a value).
     pub fn takes(arg: &str) -> bool {
-        matches!(
-            arg,
-            "--room" | "--name" | "--code" | "--port" | "--bind"
-        )
+        matches!(arg, "--room" | "--name" | "--code" | "--port" | "--bind")
     }
 
     pub fn set(&mut self, arg: &str, value: &str) {
@@ -544,7 +541,8 @@ fn spec(paths: &Paths, all: &[Lab], day: &[&Lab]) -> Result<Value, String> {
         .iter()
         .filter_map(|e| {
             let first = e.see.first()?;
-            let place = explain::place(&paths.root, first).unwrap_or_else(|| format!("src/{first}"));
+            let place =
+                explain::place(&paths.root, first).unwrap_or_else(|| format!("src/{first}"));
             Some(json!({"name": e.name, "page": place, "href": href(first)}))
         })
         .collect();

@@ -631,6 +631,11 @@ struct Wrong {
     /// it loses only most of the time (`//! may-also-fail: test_c`). The `expect-fail`
     /// tests must fail every time.
     may_also_fail: Vec<String>,
+    /// `//! may-hang`: a wrong answer that spins in its failing tests, whose threads go on
+    /// spinning after their watchdog fails them. On a loaded machine the binary may reach
+    /// its time limit before the last of them has failed: that counts as red too, as long
+    /// as every test still running is one it is expected to fail.
+    may_hang: bool,
     replaces: String,
     body: String,
 }
@@ -644,6 +649,7 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
     };
     let (mut expect, mut replaces, mut body) = (None, "solution".to_owned(), String::new());
     let mut may_also_fail = Vec::new();
+    let mut may_hang = false;
     let mut patterns = Vec::new();
     for line in text.lines() {
         match line.strip_prefix("//!").map(str::trim) {
@@ -661,6 +667,7 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
                 expect = Some(Expect::Lesson(lesson::parse_list(&list(&h[14..]))?))
             }
             Some(h) if h.starts_with("may-also-fail:") => may_also_fail = list(&h[14..]),
+            Some("may-hang") => may_hang = true,
             Some(h) if h.starts_with("expect-pattern:") => patterns = list(&h[15..]),
             Some(h) if h.starts_with("replaces:") => replaces = h[9..].trim().to_owned(),
             Some(_) => {}
@@ -677,9 +684,25 @@ fn parse_wrong(text: &str) -> Result<Wrong, String> {
         expect,
         patterns,
         may_also_fail,
+        may_hang,
         replaces,
         body,
     })
+}
+
+/// A `may-hang` wrong answer stopped at the time limit: red as expected when every test
+/// still running, and every one that failed before, is one it is expected to fail.
+fn hung_as_expected(
+    want: &[String],
+    may_also: &[String],
+    running: &[String],
+    failed: &[String],
+) -> bool {
+    !running.is_empty()
+        && running.iter().all(|t| want.contains(t))
+        && failed
+            .iter()
+            .all(|t| want.contains(t) || may_also.contains(t))
 }
 
 /// The solution's source with the anchored region `name` replaced by `body`.
@@ -738,7 +761,29 @@ fn check_variant(
     }
     .evaluate()?
     .outcome;
-    let verdict = expect(&wrong.expect, &without(outcome, &wrong.may_also_fail));
+    let verdict = match (&wrong.expect, &outcome) {
+        (
+            Expect::Fails(want),
+            Outcome::Hung {
+                running, failed, ..
+            },
+        ) if wrong.may_hang => {
+            if hung_as_expected(want, &wrong.may_also_fail, running, failed) {
+                Ok(format!(
+                    "stopped at the time limit while {} still ran (may-hang), after {} failed",
+                    running.join(", "),
+                    if failed.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        failed.join(", ")
+                    }
+                ))
+            } else {
+                expect(&wrong.expect, &without(outcome, &wrong.may_also_fail))
+            }
+        }
+        _ => expect(&wrong.expect, &without(outcome, &wrong.may_also_fail)),
+    };
     if wrong.patterns.is_empty() {
         return verdict;
     }
@@ -986,6 +1031,26 @@ mod tests {
         assert_eq!(w.replaces, "f");
         assert_eq!(w.body, "\nfn f() {}\n");
         assert!(parse_wrong("fn f() {}").is_err());
+    }
+
+    #[test]
+    fn a_may_hang_answer_is_red_only_where_it_is_expected_to_fail() {
+        let v = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        let w = parse_wrong("//! expect-fail: a, b\n//! may-hang\n//! replaces: f\nfn f() {}\n")
+            .unwrap();
+        assert!(w.may_hang);
+        assert!(
+            !parse_wrong("//! expect-fail: a\nfn f() {}\n")
+                .unwrap()
+                .may_hang
+        );
+        let (want, also) = (v(&["a", "b"]), v(&["c"]));
+        assert!(hung_as_expected(&want, &also, &v(&["b"]), &v(&["a"])));
+        assert!(hung_as_expected(&want, &also, &v(&["a", "b"]), &v(&["c"])));
+        // A test it should pass still running, or failed: not as expected.
+        assert!(!hung_as_expected(&want, &also, &v(&["d"]), &v(&["a"])));
+        assert!(!hung_as_expected(&want, &also, &v(&["b"]), &v(&["d"])));
+        assert!(!hung_as_expected(&want, &also, &[], &v(&["a"])));
     }
 
     #[test]
