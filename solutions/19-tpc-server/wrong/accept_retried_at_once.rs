@@ -4,6 +4,7 @@
 //! core at 100% until a descriptor is free, with nothing in the logs to say why. The test
 //! makes every accept fail and watches the acceptor's thread: it is never asleep.
 //! expect-fail: failing_accepts_are_retried_after_a_pause
+//! may-also-fail: a_panicking_handler_is_reported
 //! replaces: pause
 
 /// After a failed accept: nothing to do, accept again at once.

@@ -7,6 +7,7 @@
 //! worker 0 while its one connection is about to close and the next one waits in its
 //! queue: the worker should serve it.
 //! expect-fail: a_worker_decides_the_limit_when_it_takes_a_connection, the_kernel_spreads_connections_over_the_workers
+//! may-also-fail: a_full_worker_keeps_answering_503
 //! replaces: solution
 
 impl Server {

@@ -4,6 +4,7 @@
 //! a second, and once per connection more, for nothing. The test watches every thread of
 //! the server through the OS over 300 ms of idleness: a worker wakes some 30 times.
 //! expect-fail: a_waiting_server_sleeps
+//! may-also-fail: a_worker_serves_its_connections_concurrently
 //! replaces: worker
 
 /// One worker: serves the connections it is handed (or accepts on its own listener)

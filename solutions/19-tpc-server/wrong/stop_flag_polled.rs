@@ -5,6 +5,7 @@
 //! until something happens. The test watches the worker's thread through the OS while the
 //! server is idle: it goes to sleep and wakes up again and again.
 //! expect-fail: a_waiting_server_sleeps
+//! may-also-fail: a_worker_serves_its_connections_concurrently
 //! replaces: worker
 
 /// One worker: serves the connections it is handed (or accepts on its own listener)
