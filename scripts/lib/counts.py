@@ -145,8 +145,9 @@ def walk(data, path, file):
             # Every entry of a list (rounds), or every one with the fields `*k=v&k2=v2`
             # names: a list of figures.
             wanted = dict(pair.split("=", 1) for pair in key[1:].split("&")) if key[1:] else {}
-            return [walk(v, ".".join(keys[i + 1:]), file) for v in value
-                    if all(str(v.get(k)) == w for k, w in wanted.items())]
+            rest = ".".join(keys[i + 1:])
+            return [walk(v, rest, file) if rest else v for v in value
+                    if not wanted or all(str(v.get(k)) == w for k, w in wanted.items())]
         if isinstance(value, list) and "=" in key:
             wanted = dict(pair.split("=", 1) for pair in key.split("&"))
             found = [v for v in value if isinstance(v, dict)

@@ -23,6 +23,8 @@ static GLOBAL: CountingAllocator = CountingAllocator;
 struct Countdown;
 
 impl Countdown {
+    // A stand-in for the lab's constructor, so the tests read as the lab's code does.
+    #[allow(clippy::new_ret_no_self)]
     fn new(n: u32) -> Traced<countdown::Countdown> {
         Traced::new(countdown::Countdown::new(n))
     }

@@ -83,7 +83,11 @@ pub fn board(view: &View) -> String {
         );
     }
     // Many labs (a full day): the compact layout, numbers only in the headings, ✓ alone.
-    let class = if view.columns.len() > 6 { "grid wide" } else { "grid" };
+    let class = if view.columns.len() > 6 {
+        "grid wide"
+    } else {
+        "grid"
+    };
     let _ = write!(
         h,
         "<table class=\"{class}\">\n<thead>\n<tr><th scope=\"col\" class=\"who\">"
