@@ -41,7 +41,7 @@ NAME = "async-rust-without-arc"
 MIN_WORDS_PER_PAGE = 200
 MERMAID_KEYWORDS = re.compile(
     r"^(flowchart|graph|sequenceDiagram|stateDiagram(-v2)?|classDiagram|erDiagram|gantt|pie|"
-    r"xychart-beta|quadrantChart|timeline|mindmap|block-beta|journey|gitGraph)\b")
+    r"xychart-beta|quadrantChart|timeline|mindmap|block-beta|journey|gitGraph)(?=\s|$)")
 problems = []
 
 

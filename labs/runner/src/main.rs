@@ -55,7 +55,7 @@ usage: cargo labs [board]                show every lab and the next one to do
                                          at once; default four per core, up to 8, or
                                          LABS_VERIFY_JOBS; LABS_VERIFY_LANES builds)
        cargo labs explain --check        maintainers: the FAQ page agrees with explain.toml
-       cargo labs room [--port P] [--code CODE] [--only 09,11,14]
+       cargo labs room [--port P] [--code CODE]
                                          instructors: serve the room board on the local
                                          network (a row per attendee, a column per lab)
 options:

@@ -9,7 +9,7 @@
 //! from a thread of their own over plain std::net with short timeouts, so a room that is
 //! unreachable costs a command at most `FINISH_WAIT` at its end, and one line saying so.
 //!
-//! The instructor runs `cargo labs room [--port P] [--code CODE] [--only 09,11,14]`: it
+//! The instructor runs `cargo labs room [--port P] [--code CODE]` (with `--only`, the day's labs): it
 //! builds the server (labs/room, package labs-room: hyper and tokio, which a learner's
 //! runner therefore never builds) and hands it the course's labs and the day's on stdin.
 
