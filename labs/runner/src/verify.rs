@@ -48,10 +48,11 @@ enum Job<'a> {
     Variant(&'a Lab, &'static str, PathBuf),
 }
 
-/// How many target folders the wrong answers are built in: one build at a time can run in
-/// each (cargo locks a target folder while it builds), and a build of one small crate keeps
-/// about one core busy. So one lane per core, up to 4 (`LABS_VERIFY_LANES` overrides);
-/// each lane but the first builds the dependencies once more.
+/// How many target folders verify builds in: one build at a time can run in each (cargo
+/// locks a target folder while it builds), and a build of one small crate keeps about one
+/// core busy. So one lane per core, up to 4 (`LABS_VERIFY_LANES` overrides); each lane
+/// builds the dependencies once. None is the workspace's own target/: scripts/test builds
+/// there beside verify, and each would wait for the other's lock.
 pub fn lanes() -> usize {
     env_number("LABS_VERIFY_LANES").unwrap_or_else(|| {
         std::thread::available_parallelism()
@@ -75,14 +76,9 @@ fn env_number(name: &str) -> Option<usize> {
         .filter(|&n| n > 0)
 }
 
-/// The target folder of a lane: the workspace's own for lane 0, `target/verify-lane-N/` for
-/// the others.
+/// The target folder of a lane: `target/verify-lane-N/`.
 fn lane_target(paths: &Paths, lane: usize) -> PathBuf {
-    if lane == 0 {
-        paths.target.clone()
-    } else {
-        paths.target.join(format!("verify-lane-{lane}"))
-    }
+    paths.target.join(format!("verify-lane-{lane}"))
 }
 
 pub fn verify(
@@ -92,24 +88,26 @@ pub fn verify(
     bless: bool,
     jobs: usize,
 ) -> Result<Vec<Row>, String> {
+    // Each job has a lane of its own, the same from run to run and whichever labs are
+    // verified (the k-th job of its lab, round the lanes), so a wrong answer is rebuilt
+    // only when it changed, also by `verify NN` after a full run; each lane's workers take
+    // its jobs in order.
+    let lanes = lanes().min(jobs).max(1);
     let mut plan = Vec::new();
+    let mut queues: Vec<Vec<usize>> = vec![Vec::new(); lanes];
     for lab in labs {
-        plan.push(Job::Starter(lab));
-        plan.push(Job::Solution(lab));
+        let mut of_lab = vec![Job::Starter(lab), Job::Solution(lab)];
         let solution_dir = paths.solutions.join(&lab.slug);
         for folder in ["wrong", "alt"] {
             for file in variants(&solution_dir.join(folder))? {
-                plan.push(Job::Variant(lab, folder, file));
+                of_lab.push(Job::Variant(lab, folder, file));
             }
         }
+        for (k, job) in of_lab.into_iter().enumerate() {
+            queues[k % lanes].push(plan.len());
+            plan.push(job);
+        }
     }
-    // Each job has a lane of its own, the same from run to run (the k-th job of the plan,
-    // round the lanes), so a wrong answer is rebuilt only when it changed; each lane's
-    // workers take its jobs in order.
-    let lanes = lanes().min(jobs).max(1);
-    let queues: Vec<Vec<usize>> = (0..lanes)
-        .map(|lane| (lane..plan.len()).step_by(lanes).collect())
-        .collect();
     let next: Vec<std::sync::atomic::AtomicUsize> = (0..lanes)
         .map(|_| std::sync::atomic::AtomicUsize::new(0))
         .collect();
@@ -214,7 +212,7 @@ fn run_job(
             let starter = Crate {
                 workspace: &paths.labs,
                 package: &lab.package,
-                target_dir: None,
+                target_dir: Some(target.to_path_buf()),
                 crate_dir: &lab.dir,
                 forbid: &lab.forbid,
                 allowed_dependencies: lab.allowed_dependencies.as_deref(),
@@ -253,7 +251,7 @@ fn run_job(
             let solved = Crate {
                 workspace: &paths.solutions,
                 package: &package,
-                target_dir: None,
+                target_dir: Some(target.to_path_buf()),
                 crate_dir: &solution_dir,
                 forbid: &lab.forbid,
                 allowed_dependencies: None,
@@ -990,8 +988,9 @@ fn wrong_manifest(
     out.insert("workspace".into(), Value::Table(Table::new()));
     // The workspace's profiles too: the same settings build the dependencies once, into
     // the same files in the shared target directory. The throwaway crate itself is built
-    // once and never edited: no incremental cache, and line tables instead of full debug
-    // info (a panic names its file and line either way), which halves its build.
+    // once and never edited: no incremental cache, and no debug info (a panic names its
+    // file and line without it, and verify prints no backtraces), which more than halves
+    // its build.
     let mut profile = ws
         .get("profile")
         .and_then(|p| p.as_table())
@@ -1001,7 +1000,7 @@ fn wrong_manifest(
         .entry("dev")
         .or_insert_with(|| Value::Table(Table::new()));
     if let Some(dev) = dev.as_table_mut() {
-        dev.insert("debug".into(), "line-tables-only".into());
+        dev.insert("debug".into(), false.into());
         dev.insert("incremental".into(), false.into());
     }
     out.insert("profile".into(), Value::Table(profile));

@@ -92,12 +92,25 @@ impl<T> Future for Wait<'_, T> {
     }
 }
 
+/// More polls of a closed gate than any combinator needs: a correct one polls a waiting
+/// child once per poll of its own, and the tests poll a handful of times. A `poll` that
+/// loops until its children are ready reaches it in milliseconds, and fails there rather
+/// than spinning until the test's watchdog gives up (and on after that, on its thread).
+pub const SPIN_POLLS: usize = 10_000;
+
 fn wait<T>(gate: &Gate<T>, cx: &mut Context<'_>) -> Poll<T> {
     gate.polls.set(gate.polls.get() + 1);
     assert!(
         !gate.finished.get(),
         "a future was polled again after it returned Ready, which the Future contract \
          does not allow"
+    );
+    assert!(
+        gate.polls.get() <= SPIN_POLLS,
+        "a future that waits for an event was polled {SPIN_POLLS} times while nothing \
+         happened: something polls it in a loop (a `poll` that loops until its children \
+         are ready blocks its thread, spinning). Poll each child once per poll, and \
+         return Pending if one is not ready"
     );
     if let Some(value) = gate.value.take() {
         gate.finished.set(true);
@@ -117,6 +130,21 @@ fn wait<T>(gate: &Gate<T>, cx: &mut Context<'_>) -> Poll<T> {
 mod tests {
     use super::*;
     use crate::counting_waker;
+
+    #[test]
+    fn a_gate_polled_in_a_loop_fails_fast() {
+        let gate = Gate::<u8>::new();
+        let mut wait = gate.wait();
+        let (_, waker) = counting_waker();
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            loop {
+                let _ = Pin::new(&mut wait).poll(&mut Context::from_waker(&waker));
+            }
+        }));
+        let message = *caught.unwrap_err().downcast::<String>().unwrap();
+        assert!(message.contains("polled 10000 times"), "{message}");
+        assert_eq!(gate.polls(), SPIN_POLLS + 1);
+    }
 
     #[test]
     fn opening_wakes_the_latest_waker_once() {
