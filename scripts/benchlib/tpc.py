@@ -162,7 +162,7 @@ def run(ctx):
         raise BenchError("scripts/bench tpc needs Linux: SO_REUSEPORT balancing, taskset, io_uring")
     ctx.tool("ensure_apt", "taskset", "util-linux")
     ctx.tool("ensure_apt", "wrk", "wrk")
-    ctx.tool("ensure_crate_bin", "oha", "oha", OHA_VERSION)
+    ctx.tool("ensure_oha")
     exe = ctx.server_executable()
     seconds = 1 if ctx.smoke else SECONDS
     soak_seconds = 4 if ctx.smoke else SOAK_SECONDS

@@ -53,10 +53,20 @@ ensure_targets() {
 # `cargo install --locked NAME --version V` unless `BIN --version` already says V.
 ensure_crate_bin() {
   local crate=$1 bin=$2 version=$3
+  shift 3 # the rest: options for cargo install (features)
   if ! "$bin" --version 2>/dev/null | grep -q "$version"; then
     say "installing $crate $version (takes a few minutes, once)"
-    (cd "$ROOT" && cargo install --locked "$crate" --version "$version") || die "could not install $crate"
+    (cd "$ROOT" && cargo install --locked "$crate" --version "$version" "$@") || die "could not install $crate"
   fi
+}
+
+# oha, the server benchmark's open-loop load generator (the version scripts/benchlib/tpc.py
+# pins), without its default TLS feature: it only ever talks plain HTTP to 127.0.0.1, and
+# rustls would bring aws-lc-sys, a C library built with cmake, the longest part of the build.
+ensure_oha() {
+  local version
+  version=$(sed -n 's/^OHA_VERSION = "\(.*\)"/\1/p' "$ROOT/scripts/benchlib/tpc.py")
+  ensure_crate_bin oha oha "$version" --no-default-features
 }
 
 ensure_mdbook() {
