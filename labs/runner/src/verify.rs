@@ -50,9 +50,11 @@ enum Job<'a> {
 
 /// How many target folders verify builds in: one build at a time can run in each (cargo
 /// locks a target folder while it builds), and a build of one small crate keeps about one
-/// core busy. So one lane per core, up to 4 (`LABS_VERIFY_LANES` overrides); each lane
-/// builds the dependencies once. None is the workspace's own target/: scripts/test builds
-/// there beside verify, and each would wait for the other's lock.
+/// core busy. So one lane per core, up to 4 (`LABS_VERIFY_LANES` overrides). Lane 0 is the
+/// workspace's own target/, so the steps of scripts/test that run beside verify find the
+/// solutions and their dependencies built (measured: with a folder of its own, lane 0
+/// saved them the waits for its lock, and cost as many CPU-seconds in builds done twice);
+/// each other lane builds the dependencies once more.
 pub fn lanes() -> usize {
     env_number("LABS_VERIFY_LANES").unwrap_or_else(|| {
         std::thread::available_parallelism()
@@ -76,9 +78,14 @@ fn env_number(name: &str) -> Option<usize> {
         .filter(|&n| n > 0)
 }
 
-/// The target folder of a lane: `target/verify-lane-N/`.
+/// The target folder of a lane: the workspace's own for lane 0, `target/verify-lane-N/` for
+/// the others.
 fn lane_target(paths: &Paths, lane: usize) -> PathBuf {
-    paths.target.join(format!("verify-lane-{lane}"))
+    if lane == 0 {
+        paths.target.clone()
+    } else {
+        paths.target.join(format!("verify-lane-{lane}"))
+    }
 }
 
 pub fn verify(
@@ -89,23 +96,26 @@ pub fn verify(
     jobs: usize,
 ) -> Result<Vec<Row>, String> {
     // Each job has a lane of its own, the same from run to run and whichever labs are
-    // verified (the k-th job of its lab, round the lanes), so a wrong answer is rebuilt
-    // only when it changed, also by `verify NN` after a full run; each lane's workers take
-    // its jobs in order.
+    // verified, so a wrong answer is rebuilt only when it changed, also by `verify NN`
+    // after a full run: a lab's starter and solution in lane 0 (the workspace's target/,
+    // where the other steps of scripts/test find them), its k-th variant in lane k + 1,
+    // round the lanes. Each lane's workers take its jobs in order.
     let lanes = lanes().min(jobs).max(1);
     let mut plan = Vec::new();
     let mut queues: Vec<Vec<usize>> = vec![Vec::new(); lanes];
     for lab in labs {
-        let mut of_lab = vec![Job::Starter(lab), Job::Solution(lab)];
+        for job in [Job::Starter(lab), Job::Solution(lab)] {
+            queues[0].push(plan.len());
+            plan.push(job);
+        }
         let solution_dir = paths.solutions.join(&lab.slug);
+        let mut k = 0;
         for folder in ["wrong", "alt"] {
             for file in variants(&solution_dir.join(folder))? {
-                of_lab.push(Job::Variant(lab, folder, file));
+                k += 1;
+                queues[k % lanes].push(plan.len());
+                plan.push(Job::Variant(lab, folder, file));
             }
-        }
-        for (k, job) in of_lab.into_iter().enumerate() {
-            queues[k % lanes].push(plan.len());
-            plan.push(job);
         }
     }
     let next: Vec<std::sync::atomic::AtomicUsize> = (0..lanes)
