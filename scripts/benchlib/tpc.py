@@ -105,7 +105,7 @@ def run_wrk(url, connections, threads, seconds, cores):
     out, cpu = generator(["wrk", "-t%d" % threads, "-c%d" % connections, "-d%ds" % seconds,
                           "--latency", url], cores)
     latency = re.search(r"^\s*Latency\s+(\S+)\s+(\S+)\s+(\S+)", out, re.M)
-    dist = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", out, re.M))
+    dist = dict(re.findall(r"^\s+(50|99)%\s+(\S+)\s*$", out, re.M))  # wrk pads "1.00s "
     socket = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     requests = re.search(r"(\d+) requests in ", out)
