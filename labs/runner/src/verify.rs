@@ -222,7 +222,8 @@ fn run_job(
             let starter = Crate {
                 workspace: &paths.labs,
                 package: &lab.package,
-                target_dir: Some(target.to_path_buf()),
+                // Lane 0: the workspace's own target/.
+                target_dir: None,
                 crate_dir: &lab.dir,
                 forbid: &lab.forbid,
                 allowed_dependencies: lab.allowed_dependencies.as_deref(),
@@ -261,7 +262,8 @@ fn run_job(
             let solved = Crate {
                 workspace: &paths.solutions,
                 package: &package,
-                target_dir: Some(target.to_path_buf()),
+                // Lane 0: the workspace's own target/.
+                target_dir: None,
                 crate_dir: &solution_dir,
                 forbid: &lab.forbid,
                 allowed_dependencies: None,
