@@ -131,9 +131,11 @@ fn shutdown_finishes_the_request_in_flight() {
     watched(|| {
         let probe = Probe::default();
         let stats = serve(config(1), &probe, |addr, stop| {
+            // `busy` is accepted first, so a stream left on the acceptor's reactor hears
+            // its shutdown before `idle` does, not in a race with the release below.
+            let mut busy = connect(addr);
             let mut idle = connect(addr);
             assert_eq!(idle.get("/").status, 200);
-            let mut busy = connect(addr);
             busy.send(b"GET /wait HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
             assert_eq!(probe.started(), (0, "/wait"));
 
