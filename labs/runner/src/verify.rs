@@ -844,6 +844,9 @@ pub(crate) fn variant_crate(
             "no `// ANCHOR: {}` in the solution's src/",
             wrong.replaces
         ))?;
+    // The libraries have no unit tests today; while that holds, cargo need not build (and
+    // verify run) an empty test harness of each answer's library.
+    let mut unit_tests = false;
     for (file, text) in &sources {
         let path = dir.join("src").join(file);
         if let Some(parent) = path.parent() {
@@ -854,10 +857,11 @@ pub(crate) fn variant_crate(
         } else {
             text.clone()
         };
+        unit_tests |= has_unit_tests(&text);
         write_if_changed(&path, &text)?;
     }
     let package = format!("{folder}-{}-{}", lab.package, name.replace('_', "-"));
-    let cargo_toml = wrong_manifest(paths, solution_dir, manifest, &package)?;
+    let cargo_toml = wrong_manifest(paths, solution_dir, manifest, &package, unit_tests)?;
     write_if_changed(&dir.join("Cargo.toml"), &cargo_toml)?;
     // The solutions' lock file keeps every dependency at the version the solution uses.
     if let Ok(lock) = fs::read_to_string(paths.solutions.join("Cargo.lock")) {
@@ -898,11 +902,18 @@ fn without(outcome: Outcome, may_fail: &[String]) -> Outcome {
 
 /// A stand-alone manifest: the solution's library name and tests, and its dependencies
 /// resolved against the solutions workspace's `[workspace.dependencies]`.
+/// Whether a source file may hold unit tests (a `#[test]`, `#[cfg(test)]` or a test macro
+/// of a runtime, such as `#[tokio::test]`).
+fn has_unit_tests(text: &str) -> bool {
+    text.contains("#[test]") || text.contains("cfg(test)") || text.contains("::test]")
+}
+
 fn wrong_manifest(
     paths: &Paths,
     solution_dir: &Path,
     manifest: &toml::Table,
     package: &str,
+    unit_tests: bool,
 ) -> Result<String, String> {
     use toml::{Table, Value};
     let ws = read_toml(&paths.solutions.join("Cargo.toml"))?;
@@ -935,6 +946,9 @@ fn wrong_manifest(
     let mut lib = Table::new();
     lib.insert("name".into(), lib_name.into());
     lib.insert("path".into(), "src/lib.rs".into());
+    if !unit_tests {
+        lib.insert("test".into(), false.into());
+    }
     out.insert("lib".into(), lib.into());
 
     let mut tests = Vec::new();
@@ -1031,6 +1045,16 @@ mod tests {
             "use x;\nfn f() { wrong() }\nfn g() {}\n"
         );
         assert!(splice(src, "h", "").is_err());
+    }
+
+    #[test]
+    fn sees_unit_tests_in_a_library() {
+        assert!(has_unit_tests("#[cfg(test)]\nmod tests {}\n"));
+        assert!(has_unit_tests("#[test]\nfn t() {}\n"));
+        assert!(has_unit_tests("#[tokio::test]\nasync fn t() {}\n"));
+        assert!(!has_unit_tests(
+            "/// Tested by tests/server.rs.\npub fn serve() {}\n"
+        ));
     }
 
     #[test]
