@@ -2,7 +2,7 @@
 //! every other until one is found that no other beats. One look per queue, so the budget
 //! of looks cannot see it; but the comparisons grow with the square of the cores. On a
 //! machine of 100,000 cores with the fronts in falling order, one steal takes minutes
-//! instead of milliseconds, and the test's watchdog stops it after 5 seconds.
+//! instead of milliseconds, and the test's watchdog stops it after 2 seconds.
 //! expect-fail: one_pass_over_the_queues_on_a_huge_machine
 //! replaces: solution
 impl Policy {
