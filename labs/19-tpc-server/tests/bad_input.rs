@@ -73,13 +73,14 @@ fn more_than_100_headers_get_431() {
 /// A head over `max_header_size`: 431 and a close. Just over the limit, hyper reads it all
 /// and the 431 arrives; far over it, hyper stops reading, and the bytes it never read may
 /// turn the close into a reset that overtakes the 431, so a bare close is accepted there.
+/// Two workers: the connections alternate between them, and each applies the limit.
 #[test]
 fn a_huge_head_gets_431_or_a_close() {
     watched(|| {
         let probe = Probe::default();
         let small = Config {
             max_header_size: 4096,
-            ..config(1)
+            ..config(2)
         };
         serve(small, &probe, |addr, _| {
             let head = |size: usize| {
@@ -88,18 +89,26 @@ fn a_huge_head_gets_431_or_a_close() {
                 request.extend_from_slice(b"\r\n\r\n");
                 request
             };
-            let mut client = connect(addr);
-            client.send(&head(4096)).unwrap();
-            assert_eq!(
-                client.read_reply().unwrap().status,
-                200,
-                "4096 bytes are allowed"
-            );
-
-            let mut client = connect(addr);
-            client.send(&head(4097)).unwrap();
-            assert_eq!(client.read_reply().unwrap().status, 431);
-            client.wait_closed().expect("closed after 431");
+            for worker in 0..2 {
+                let mut client = connect(addr); // worker 0, then worker 1
+                client.send(&head(4096)).unwrap();
+                assert_eq!(
+                    client.read_reply().unwrap().status,
+                    200,
+                    "worker {worker}: 4096 bytes are allowed"
+                );
+            }
+            for worker in 0..2 {
+                let mut client = connect(addr);
+                client.send(&head(4097)).unwrap();
+                assert_eq!(
+                    client.read_reply().unwrap().status,
+                    431,
+                    "worker {worker}: a head of 4097 bytes is over max_header_size (4096). Does \
+                     every worker serve with the Config that `run` was given?"
+                );
+                client.wait_closed().expect("closed after 431");
+            }
 
             let mut client = connect(addr);
             let _ = client.send(&head(1 << 20)); // may fail once the server has closed
@@ -143,7 +152,8 @@ fn bytes_after_the_content_length_are_the_next_request() {
 }
 
 /// A client that stops in the middle of its headers is closed after `header_timeout`,
-/// without a reply (hyper applies that timeout only if it has a timer).
+/// without a reply (hyper applies that timeout only if it has a timer). One such client on
+/// each of two workers: each applies the timeout.
 #[test]
 fn a_client_that_stops_mid_headers_is_closed() {
     watched(|| {
@@ -151,23 +161,71 @@ fn a_client_that_stops_mid_headers_is_closed() {
         serve(
             Config {
                 header_timeout: SHORT,
-                ..config(1)
+                ..config(2)
             },
             &probe,
             |addr, _| {
-                let mut client = connect(addr);
-                client.send(b"GET / HTTP/1.1\r\nhost: t\r\nx-half").unwrap();
-                let sent = client
-                    .wait_closed()
-                    .expect("a client stuck in its headers must be closed (header_timeout)");
-                assert!(sent.is_empty(), "no reply expected, got {sent:?}");
+                let mut clients: Vec<Client> = (0..2).map(|_| connect(addr)).collect();
+                for client in &mut clients {
+                    client.send(b"GET / HTTP/1.1\r\nhost: t\r\nx-half").unwrap();
+                }
+                for (worker, client) in clients.iter_mut().enumerate() {
+                    let sent = client.wait_closed().unwrap_or_else(|e| {
+                        panic!(
+                            "worker {worker}: a client stuck in its headers must be closed \
+                             (header_timeout) ({e}). Does every worker serve with the Config \
+                             that `run` was given?"
+                        )
+                    });
+                    assert!(sent.is_empty(), "no reply expected, got {sent:?}");
+                }
             },
         );
     });
 }
 
+/// A client over the limit that never sends a byte is closed after `header_timeout`, as
+/// any other: Busy's connections have the same timeouts. The one served connection has a
+/// request in flight meanwhile, so the silent one is over the limit for as long as it waits.
+#[test]
+fn a_silent_client_over_the_limit_is_closed() {
+    watched(|| {
+        let probe = Probe::default();
+        let limited = Config {
+            max_connections: 1,
+            header_timeout: SHORT,
+            ..config(1)
+        };
+        let stats = serve(limited, &probe, |addr, _| {
+            let mut busy = connect(addr);
+            busy.send(b"GET /wait HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+            assert_eq!(probe.started(), (0, "/wait"));
+            let mut silent = connect(addr); // over the limit
+            let sent = silent.wait_closed().unwrap_or_else(|e| {
+                panic!(
+                    "a client over the limit that never sent a byte was still connected \
+                     {:?} later, with a header timeout of {SHORT:?} ({e}). Busy's connections \
+                     are served like every other, with the Config's timeouts: otherwise a \
+                     silent client over the limit holds its socket for as long as it likes",
+                    common::PROMPT
+                )
+            });
+            assert!(sent.is_empty(), "no reply expected, got {sent:?}");
+            probe.release(1);
+            assert_eq!(busy.read_reply().unwrap().text(), "released");
+        });
+        let counted = tpc_server::WorkerStats {
+            connections: 2,
+            requests: 1,
+            rejected: 1,
+        };
+        assert_eq!(stats, vec![counted], "what the worker counted");
+    });
+}
+
 /// A client that stops in the middle of its body: hyper has no body timeout, so the
-/// server's own (in `Body::bytes`) answers 408 and closes.
+/// server's own (in `Body::bytes`) answers 408 and closes. One such client on each of two
+/// workers: each applies the timeout.
 #[test]
 fn a_client_that_stops_mid_body_gets_408() {
     watched(|| {
@@ -175,40 +233,56 @@ fn a_client_that_stops_mid_body_gets_408() {
         serve(
             Config {
                 body_timeout: SHORT,
-                ..config(1)
+                ..config(2)
             },
             &probe,
             |addr, _| {
-                let mut client = connect(addr);
-                client
-                    .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
-                    .unwrap();
-                let reply = client
-                    .read_reply()
-                    .expect("a client stuck in its body gets an answer (body_timeout)");
-                assert_eq!(reply.status, 408);
-                client.wait_closed().expect("closed after 408");
+                let mut clients: Vec<Client> = (0..2).map(|_| connect(addr)).collect();
+                for client in &mut clients {
+                    client
+                        .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 10\r\n\r\nabc")
+                        .unwrap();
+                }
+                for (worker, client) in clients.iter_mut().enumerate() {
+                    let reply = client.read_reply().unwrap_or_else(|e| {
+                        panic!(
+                            "worker {worker}: a client stuck in its body gets an answer \
+                             (body_timeout) ({e}). Does every worker serve with the Config \
+                             that `run` was given?"
+                        )
+                    });
+                    assert_eq!(reply.status, 408, "worker {worker}");
+                    client.wait_closed().expect("closed after 408");
+                }
             },
         );
     });
 }
 
-/// A body larger than `max_body` is refused before it is read: 413.
+/// A body larger than `max_body` is refused before it is read: 413. On each of two
+/// workers.
 #[test]
 fn a_body_over_the_limit_gets_413() {
     watched(|| {
         let probe = Probe::default();
         let small = Config {
             max_body: 1000,
-            ..config(1)
+            ..config(2)
         };
         serve(small, &probe, |addr, _| {
-            let mut client = connect(addr);
-            client
-                .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 5000\r\n\r\n")
-                .unwrap();
-            assert_eq!(client.read_reply().unwrap().status, 413);
-            client.wait_closed().expect("closed after 413");
+            for worker in 0..2 {
+                let mut client = connect(addr); // connection i: worker i
+                client
+                    .send(b"POST /upload HTTP/1.1\r\nhost: t\r\ncontent-length: 5000\r\n\r\n")
+                    .unwrap();
+                assert_eq!(
+                    client.read_reply().unwrap().status,
+                    413,
+                    "worker {worker}: a body of 5000 bytes is over max_body (1000). Does every \
+                     worker serve with the Config that `run` was given?"
+                );
+                client.wait_closed().expect("closed after 413");
+            }
             assert_eq!(
                 connect(addr).post("/upload", &[7; 1000]).text(),
                 "1000 bytes"

@@ -78,40 +78,43 @@ fn handler_state_stays_on_its_worker() {
     });
 }
 
-/// One worker, two requests that wait: the second starts while the first is waiting,
-/// and a third connection is answered meanwhile, 50 times. The worker polls only the
-/// connections that were woken: the two waiting ones are not polled again for the others'
-/// requests (a worker that polls every connection on each wake-up does work in proportion
-/// to its open connections for each event).
+/// One worker (worker 1 of two), two requests that wait: the second starts while the
+/// first is waiting, and a third connection is answered meanwhile, 50 times. The worker
+/// polls only the connections that were woken: the two waiting ones are not polled again
+/// for the others' requests (a worker that polls every connection on each wake-up does
+/// work in proportion to its open connections for each event).
 #[test]
 fn a_worker_serves_its_connections_concurrently() {
     watched(|| {
         let probe = Probe::default();
-        serve(config(1), &probe, |addr, _| {
-            let mut first = connect(addr);
+        // Two workers, and the test talks to worker 1: every worker serves this way.
+        serve(config(2), &probe, |addr, _| {
+            // Connections 1, 3 and 5 go to worker 1; 0, 2 and 4 to worker 0, and stay idle.
+            let mut clients: Vec<Client> = (0..6).map(|_| connect(addr)).collect();
+            let mut third = clients.pop().unwrap();
+            let mut second = clients.swap_remove(3);
+            let mut first = clients.swap_remove(1);
             first
                 .send(b"GET /wait HTTP/1.1\r\nhost: t\r\n\r\n")
                 .unwrap();
-            assert_eq!(probe.started(), (0, "/wait"));
-            let mut second = connect(addr);
+            assert_eq!(probe.started(), (1, "/wait"));
             second
                 .send(b"GET /wait HTTP/1.1\r\nhost: t\r\n\r\n")
                 .unwrap();
             assert_eq!(
                 probe.started(),
-                (0, "/wait"),
+                (1, "/wait"),
                 "the second request must start while the first one waits"
             );
             let polls = probe.wait_polls();
-            let mut third = connect(addr);
             for _ in 0..50 {
                 assert_eq!(third.get("/").status, 200);
             }
             let polled = probe.wait_polls() - polls;
             assert!(
                 polled <= 5,
-                "while two requests waited, 50 requests on another connection of the same \
-                 worker polled the waiting handlers {polled} times, though nothing had woken \
+                "while two requests waited on worker 1, 50 requests on another connection of \
+                 the same worker polled the waiting handlers {polled} times, though nothing had woken \
                  them. The worker polls every connection each time it is woken (a Vec of \
                  futures polled in a loop), which costs it work for every open connection on \
                  every event. Serve the connections as jobs of a scope, which polls only the \
@@ -539,20 +542,27 @@ fn two_servers_count_apart() {
 
 /// A worker is one task for all of its connections. Inside tokio's cooperative budget
 /// they would share 128 operations per poll of that task, and the ones it ran out on
-/// would wait behind the others (see "Thread-per-core, measured").
+/// would wait behind the others (see "Thread-per-core, measured"). Every worker, not only
+/// the first.
 #[test]
 fn a_worker_runs_outside_tokio_budget() {
     watched(|| {
         let probe = Probe::default();
-        serve(config(1), &probe, |addr, _| {
-            let forced = connect(addr).get("/budget").text();
-            assert_eq!(
-                forced, "0",
-                "tokio's budget made the handler yield {forced} times in 1,000 operations: the \
-                 worker's task runs inside the cooperative budget, which all of its connections \
-                 share; run the worker under tokio::task::coop::unconstrained (chapter 19, \
-                 \"Thread-per-core, measured\")"
-            );
+        serve(config(2), &probe, |addr, _| {
+            for worker in 0..2 {
+                let mut client = connect(addr); // connection i: worker i
+                let reply = client.get("/budget");
+                assert_eq!(reply.header("x-worker"), Some(worker.to_string().as_str()));
+                let forced = reply.text();
+                assert_eq!(
+                    forced, "0",
+                    "worker {worker}: tokio's budget made the handler yield {forced} times in \
+                     1,000 operations: the worker's task runs inside the cooperative budget, \
+                     which all of its connections share; run every worker under \
+                     tokio::task::coop::unconstrained (chapter 19, \"Thread-per-core, \
+                     measured\")"
+                );
+            }
         });
     });
 }
@@ -642,8 +652,8 @@ fn watch_until_closed(client: &mut Client, threads: &[(&str, OsThread)], during:
 
 /// How long the test watches an idle server, and how many times each of its threads may go
 /// to sleep (and so wake up) meanwhile: none is needed, as nothing happens. A thread that
-/// checks for something every 100 ms or more often wakes at least three times.
-const IDLE: Duration = Duration::from_millis(300);
+/// checks for something every 200 ms or more often wakes at least three times.
+const IDLE: Duration = Duration::from_millis(600);
 const IDLE_WAKE_UPS: u64 = 2;
 
 /// A server is its acceptor and its workers, and while it waits they sleep until what they
@@ -802,6 +812,32 @@ fn a_failed_accept_does_not_stop_the_server() {
     });
 }
 
+/// A failed accept is said on stderr, with the error: whoever runs the server must learn
+/// that it is out of file descriptors. The test runs in a process of its own, whose stderr
+/// is the server's: `fail_accepts(2)` makes the first two accepts fail, the client is
+/// served after them, and stderr must quote the error (its text starts with "too many open
+/// files").
+#[test]
+fn a_failed_accept_is_reported_on_stderr() {
+    let name = "a_failed_accept_is_reported_on_stderr";
+    let stderr = common::alone_stderr(name, || {
+        let probe = Probe::default();
+        let server = bind(config(1)).fail_accepts(2);
+        serve_server(server, &probe, |addr, _| {
+            assert_eq!(connect(addr).get("/").status, 200);
+        });
+    });
+    if let Some(stderr) = stderr {
+        assert!(
+            stderr.contains("too many open files"),
+            "two accepts failed with \"too many open files\", and the server said nothing \
+             about it on stderr (it wrote {stderr:?}). A failed accept is not the end of the \
+             server, but it is news for whoever runs it: print the error (eprintln!) before \
+             the pause"
+        );
+    }
+}
+
 /// Connections over the limit belong to their worker like the others: at shutdown they
 /// are stopped too, so a client over the limit that says nothing is closed at once, and
 /// does not hold the worker (and `run`) until its header timeout (here 20 s).
@@ -853,6 +889,68 @@ fn shutdown_closes_connections_over_the_limit() {
             rejected: 3,
         };
         assert_eq!(stats, vec![counted]);
+    });
+}
+
+/// A request over the limit is a request like any other: one in flight at shutdown is
+/// finished. Its client has sent half its head when the server stops, and sends the rest a
+/// second later, longer than any "grace period" a worker might give its connections before
+/// it drops them; Busy still reads it and answers 503. The served connection is idle, so
+/// the worker has nothing else to wait for: only a worker whose scope holds Busy's
+/// connections too is still there to answer.
+#[test]
+fn shutdown_finishes_a_request_over_the_limit() {
+    watched(|| {
+        let probe = Probe::default();
+        let limited = Config {
+            max_connections: 1,
+            ..config(1)
+        };
+        let stats = serve(limited, &probe, |addr, stop| {
+            let mut open = connect(addr);
+            assert_eq!(open.get("/").status, 200);
+            let mut late = connect(addr); // over the limit
+            late.send(b"GET / HTTP/1.1\r\n").unwrap();
+            // Answered after the worker has read the first bytes of `late`.
+            let mut last = connect(addr); // over the limit too
+            last.send(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+            let reply = last.read_reply().unwrap_or_else(|e| {
+                panic!(
+                    "a connection over the limit sent its request and got no answer ({e}): it \
+                     gets Busy's 503, served as a job of the worker's scope"
+                )
+            });
+            assert_eq!(reply.status, 503, "over the limit");
+            last.wait_closed().expect("closed after 503");
+            stop.now();
+            open.wait_closed()
+                .expect("after shutdown, an idle connection should be closed at once");
+            // The worker is stopping, `late` still in flight. The rest of its head comes
+            // a second later.
+            std::thread::sleep(Duration::from_secs(1));
+            let _ = late.send(b"host: t\r\n\r\n"); // a closed socket fails here or below
+            let reply = late.read_reply().unwrap_or_else(|e| {
+                panic!(
+                    "a client over the limit had sent half its request head when the server \
+                     stopped, and the rest 1 s later: it got no answer ({e}). Shutdown finishes \
+                     every request in flight, Busy's too, however long it takes (timeouts bound \
+                     it, not a grace period). Is the connection over the limit a detached task \
+                     (spawn_local) that nobody waits for, so that it goes with the worker's \
+                     runtime? Or does the worker give its connections a grace period and then \
+                     drop them? Serve it as a job of the worker's scope, which waits for all of \
+                     its jobs"
+                )
+            });
+            assert_eq!(reply.status, 503, "Busy's answer to the late request");
+            late.wait_closed()
+                .expect("after its last reply, the connection should close");
+        });
+        let counted = WorkerStats {
+            connections: 3,
+            requests: 1,
+            rejected: 2,
+        };
+        assert_eq!(stats, vec![counted], "what the worker counted");
     });
 }
 

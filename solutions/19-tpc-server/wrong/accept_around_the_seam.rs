@@ -4,7 +4,7 @@
 //! make accepts fail (`Server::fail_accepts`), so what the server does when accept(2) fails
 //! is never tested, and the failures asked for never happen. The test makes every accept
 //! fail and expects the client never to be served.
-//! expect-fail: failing_accepts_are_retried_after_a_pause
+//! expect-fail: failing_accepts_are_retried_after_a_pause, a_failed_accept_is_reported_on_stderr
 //! replaces: accept
 
 /// The acceptor, on the calling thread: deals connections round-robin until

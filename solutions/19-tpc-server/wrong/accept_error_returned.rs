@@ -3,7 +3,7 @@
 //! descriptors until some connections close, a client gave up while queued. The test makes
 //! the first three accepts fail (`Server::fail_accepts`) and expects the client they were
 //! for to be served all the same.
-//! expect-fail: a_failed_accept_does_not_stop_the_server, failing_accepts_are_retried_after_a_pause
+//! expect-fail: a_failed_accept_does_not_stop_the_server, failing_accepts_are_retried_after_a_pause, a_failed_accept_is_reported_on_stderr
 //! replaces: accept
 
 /// The acceptor, on the calling thread: deals connections round-robin until

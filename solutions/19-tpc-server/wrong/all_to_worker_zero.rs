@@ -1,6 +1,6 @@
 //! Wrong: round-robin that never moves on. Every connection goes to worker 0; the other
 //! workers idle, and nothing else looks wrong.
-//! expect-fail: a_burst_for_a_busy_worker_is_answered, a_failed_accept_does_not_stop_the_server, a_panicking_handler_is_reported, a_waiting_server_sleeps, a_worker_decides_the_limit_when_it_takes_a_connection, connections_are_dealt_round_robin, connections_still_queued_at_shutdown_are_stopped, each_worker_drives_its_own_connections, handler_state_stays_on_its_worker, uploads_in_flight_finish_after_the_acceptor_stops
+//! expect-fail: a_burst_for_a_busy_worker_is_answered, a_failed_accept_does_not_stop_the_server, a_panicking_handler_is_reported, a_waiting_server_sleeps, a_worker_decides_the_limit_when_it_takes_a_connection, connections_are_dealt_round_robin, connections_still_queued_at_shutdown_are_stopped, each_worker_drives_its_own_connections, handler_state_stays_on_its_worker, uploads_in_flight_finish_after_the_acceptor_stops, a_worker_runs_outside_tokio_budget, a_worker_serves_its_connections_concurrently
 //! may-also-fail: stats_come_back_in_worker_order, the_limit_is_per_worker
 //! replaces: accept
 

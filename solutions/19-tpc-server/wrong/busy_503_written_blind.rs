@@ -4,7 +4,7 @@
 //! with a request unread resets the connection, so a client whose request arrives after
 //! the 503 may see only the reset. The test keeps a client over the limit silent for a
 //! while: it must have been sent nothing before it sends its request.
-//! expect-fail: a_full_worker_keeps_answering_503
+//! expect-fail: a_full_worker_keeps_answering_503, a_silent_client_over_the_limit_is_closed
 //! replaces: worker
 
 /// One worker: serves the connections it is handed (or accepts on its own listener)

@@ -1,7 +1,7 @@
 //! Wrong: the rejected connections' requests are counted in `requests`, because `Busy`'s
 //! connection gets the same `count` as the handler's. `requests` is what the handler
 //! answered; a 503 from `Busy` is not one of them.
-//! expect-fail: a_burst_for_a_busy_worker_is_answered, a_full_worker_keeps_answering_503, a_worker_decides_the_limit_when_it_takes_a_connection, shutdown_closes_connections_over_the_limit, the_limit_is_per_worker
+//! expect-fail: a_burst_for_a_busy_worker_is_answered, a_full_worker_keeps_answering_503, a_worker_decides_the_limit_when_it_takes_a_connection, shutdown_closes_connections_over_the_limit, the_limit_is_per_worker, shutdown_finishes_a_request_over_the_limit
 //! replaces: worker
 
 /// One worker: serves the connections it is handed (or accepts on its own listener)

@@ -2,7 +2,7 @@
 //! of as a job of its scope. It is quick only if the client sends its request: one that
 //! connects over the limit and says nothing holds the worker's loop until
 //! `header_timeout`, and no new connection reaches the worker meanwhile.
-//! expect-fail: a_full_worker_keeps_answering_503, shutdown_closes_connections_over_the_limit
+//! expect-fail: a_full_worker_keeps_answering_503, shutdown_closes_connections_over_the_limit, shutdown_finishes_a_request_over_the_limit
 //! replaces: worker
 
 /// One worker: serves the connections it is handed (or accepts on its own listener)

@@ -7,7 +7,7 @@
 //! A task's panic stays in the task, too: a handler that panics no longer reaches `run`.
 //! The tests ask each handler which tokio task runs it (a task of its own, not the
 //! worker's scope), and make one panic.
-//! expect-fail: a_worker_does_not_detach_its_connections, a_panicking_handler_is_reported
+//! expect-fail: a_worker_does_not_detach_its_connections, a_panicking_handler_is_reported, shutdown_finishes_a_request_over_the_limit
 //! replaces: worker
 
 /// One worker: serves the connections it is handed (or accepts on its own listener)

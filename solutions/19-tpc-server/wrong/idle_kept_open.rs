@@ -1,7 +1,7 @@
 //! Wrong: a shutdown that waits for connections without telling them. The scope waits
 //! for every connection, as it should, but nobody calls `stop`: an idle keep-alive
 //! connection stays open until its client leaves or `header_timeout` closes it.
-//! expect-fail: a_request_finished_during_shutdown_is_counted, connections_still_queued_at_shutdown_are_stopped, reuse_port_shuts_down_gracefully, shutdown_closes_connections_over_the_limit, shutdown_finishes_the_request_in_flight, uploads_in_flight_finish_after_the_acceptor_stops
+//! expect-fail: a_request_finished_during_shutdown_is_counted, connections_still_queued_at_shutdown_are_stopped, reuse_port_shuts_down_gracefully, shutdown_closes_connections_over_the_limit, shutdown_finishes_the_request_in_flight, uploads_in_flight_finish_after_the_acceptor_stops, shutdown_finishes_a_request_over_the_limit
 //! may-also-fail: stats_come_back_in_worker_order
 //! replaces: worker
 

@@ -2,7 +2,7 @@
 //! connections check a stop flag as often, instead of awaiting the inbox and the given
 //! `Stop`. Everything works, a little late; but an idle server wakes each worker 100 times
 //! a second, and once per connection more, for nothing. The test watches every thread of
-//! the server through the OS over 300 ms of idleness: a worker wakes some 30 times.
+//! the server through the OS over 600 ms of idleness: a worker wakes some 60 times.
 //! expect-fail: a_waiting_server_sleeps
 //! may-also-fail: a_worker_serves_its_connections_concurrently
 //! replaces: worker

@@ -1,6 +1,6 @@
 //! Wrong: no connection limit. Every connection is served, however many are open; a
 //! flood of idle connections costs memory and file descriptors until the process fails.
-//! expect-fail: a_burst_for_a_busy_worker_is_answered, a_full_worker_answers_503, a_worker_decides_the_limit_when_it_takes_a_connection, shutdown_closes_connections_over_the_limit
+//! expect-fail: a_burst_for_a_busy_worker_is_answered, a_full_worker_answers_503, a_worker_decides_the_limit_when_it_takes_a_connection, shutdown_closes_connections_over_the_limit, a_silent_client_over_the_limit_is_closed, shutdown_finishes_a_request_over_the_limit
 //! may-also-fail: a_full_worker_keeps_answering_503, the_limit_is_per_worker
 //! replaces: worker
 

@@ -3,7 +3,7 @@
 //! of 1, the second worker turns its first client away. No `Arc` and no lock, so the
 //! `forbid` list does not see it; the tests do.
 //! expect-fail: a_burst_for_a_busy_worker_is_answered, a_worker_decides_the_limit_when_it_takes_a_connection, the_limit_is_per_worker, two_servers_count_apart
-//! may-also-fail: a_full_worker_answers_503, a_full_worker_keeps_answering_503, shutdown_does_not_wait_for_bad_clients, shutdown_closes_connections_over_the_limit
+//! may-also-fail: a_full_worker_answers_503, a_full_worker_keeps_answering_503, shutdown_does_not_wait_for_bad_clients, shutdown_closes_connections_over_the_limit, a_silent_client_over_the_limit_is_closed, shutdown_finishes_a_request_over_the_limit
 //! replaces: worker
 
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};

@@ -3,7 +3,7 @@
 //! time counts right. Two servers in one process (two tests running at once, or an app
 //! with a public and an admin port) add into the same counters.
 //! expect-fail: two_servers_count_apart
-//! may-also-fail: connections_are_dealt_round_robin, shutdown_finishes_the_request_in_flight, a_full_worker_answers_503, a_full_worker_keeps_answering_503, the_limit_is_per_worker, stats_come_back_in_worker_order, the_kernel_spreads_connections_over_the_workers, a_failed_accept_does_not_stop_the_server, a_burst_for_a_busy_worker_is_answered, shutdown_closes_connections_over_the_limit, a_request_finished_during_shutdown_is_counted, a_worker_decides_the_limit_when_it_takes_a_connection, connections_still_queued_at_shutdown_are_stopped, failing_accepts_are_retried_after_a_pause
+//! may-also-fail: connections_are_dealt_round_robin, shutdown_finishes_the_request_in_flight, a_full_worker_answers_503, a_full_worker_keeps_answering_503, the_limit_is_per_worker, stats_come_back_in_worker_order, the_kernel_spreads_connections_over_the_workers, a_failed_accept_does_not_stop_the_server, a_burst_for_a_busy_worker_is_answered, shutdown_closes_connections_over_the_limit, a_request_finished_during_shutdown_is_counted, a_worker_decides_the_limit_when_it_takes_a_connection, connections_still_queued_at_shutdown_are_stopped, failing_accepts_are_retried_after_a_pause, a_silent_client_over_the_limit_is_closed, shutdown_finishes_a_request_over_the_limit
 //! replaces: solution
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

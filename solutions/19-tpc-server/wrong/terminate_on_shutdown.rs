@@ -1,7 +1,7 @@
 //! Wrong: a shutdown that drops the requests in flight. When the acceptor stops, the
 //! worker ends its scope with `terminate`, which drops every connection at its next
 //! `.await`, answered or not, instead of letting each finish its request.
-//! expect-fail: a_request_finished_during_shutdown_is_counted, reuse_port_shuts_down_gracefully, shutdown_finishes_the_request_in_flight, uploads_in_flight_finish_after_the_acceptor_stops
+//! expect-fail: a_request_finished_during_shutdown_is_counted, reuse_port_shuts_down_gracefully, shutdown_finishes_the_request_in_flight, uploads_in_flight_finish_after_the_acceptor_stops, shutdown_finishes_a_request_over_the_limit
 //! may-also-fail: stats_come_back_in_worker_order
 //! replaces: worker
 

@@ -606,8 +606,15 @@ const ALONE: &str = "TPC_SERVER_TEST_ALONE";
 /// run in this process at the same time, each with threads of its own, which a test that
 /// counts the server's threads must not see.
 pub fn alone(name: &str, body: impl FnOnce() + Send + 'static) {
+    alone_stderr(name, body);
+}
+
+/// [`alone`], and what that process wrote on stderr: `Some` in the test's own process once
+/// `body` has passed in the other one, `None` in the other one (where `body` ran).
+pub fn alone_stderr(name: &str, body: impl FnOnce() + Send + 'static) -> Option<String> {
     if std::env::var(ALONE).as_deref() == Ok(name) {
-        return watched(body);
+        watched(body);
+        return None;
     }
     let exe = std::env::current_exe().expect("the test binary's path");
     let ran = std::process::Command::new(exe)
@@ -641,6 +648,7 @@ pub fn alone(name: &str, body: impl FnOnce() + Send + 'static) {
             None => panic!("the test failed in a process of its own:\n{stderr}"),
         }
     }
+    Some(stderr.into_owned())
 }
 
 /// A thread of this process, as `/proc/self/task` lists it (Linux).
