@@ -223,6 +223,38 @@ fn a_silent_client_over_the_limit_is_closed() {
     });
 }
 
+/// The header timeout is for a head that does not come. A handler that takes longer than
+/// it, on a connection whose head came long ago, still has its reply written: a timeout
+/// around the whole connection would cut every slow request off at `header_timeout`.
+#[test]
+fn a_handler_may_outlast_the_header_timeout() {
+    watched(|| {
+        let probe = Probe::default();
+        let short = Config {
+            header_timeout: SHORT,
+            ..config(1)
+        };
+        serve(short, &probe, |addr, _| {
+            let mut slow = connect(addr);
+            slow.send(b"GET /wait HTTP/1.1\r\nhost: t\r\n\r\n").unwrap();
+            assert_eq!(probe.started(), (0, "/wait"));
+            // Four header timeouts go by while the handler waits.
+            std::thread::sleep(4 * SHORT);
+            probe.release(1);
+            let reply = slow.read_reply().unwrap_or_else(|e| {
+                panic!(
+                    "a handler that ran {:?}, longer than the header timeout ({SHORT:?}), had \
+                     its connection closed under it ({e}). The header timeout is for a \
+                     request's head that does not come; a timeout around the whole connection \
+                     cuts off every request that takes longer",
+                    4 * SHORT
+                )
+            });
+            assert_eq!(reply.text(), "released");
+        });
+    });
+}
+
 /// A client that stops in the middle of its body: hyper has no body timeout, so the
 /// server's own (in `Body::bytes`) answers 408 and closes. One such client on each of two
 /// workers: each applies the timeout.
