@@ -1,7 +1,7 @@
 //! Wrong: reserves room in the report for `count` firings before the first tick. A
 //! periodic timer asked for `u32::MAX` ticks runs until it is dropped, and this one asks
-//! the allocator for 170 GB first (aborting the process where it is refused); for ten
-//! million ticks, 400 MB, of which three entries are used before the timer is dropped.
+//! the allocator for 170 GB first (aborting the process where it is refused); for a
+//! million ticks, 40 MB, of which three entries are used before the timer is dropped.
 //! expect-fail: a_tick_for_ever_grows_its_report_as_ticks_fire
 //! replaces: tick
 
