@@ -900,14 +900,15 @@ fn without(outcome: Outcome, may_fail: &[String]) -> Outcome {
     }
 }
 
-/// A stand-alone manifest: the solution's library name and tests, and its dependencies
-/// resolved against the solutions workspace's `[workspace.dependencies]`.
 /// Whether a source file may hold unit tests (a `#[test]`, `#[cfg(test)]` or a test macro
 /// of a runtime, such as `#[tokio::test]`).
 fn has_unit_tests(text: &str) -> bool {
     text.contains("#[test]") || text.contains("cfg(test)") || text.contains("::test]")
 }
 
+/// A stand-alone manifest: the solution's library name and tests, and its dependencies
+/// resolved against the solutions workspace's `[workspace.dependencies]`; without the
+/// library's test harness when `unit_tests` is false.
 fn wrong_manifest(
     paths: &Paths,
     solution_dir: &Path,
