@@ -834,23 +834,24 @@ fn one_pass_over_the_queues_on_a_huge_machine() {
                  queues again and again? Read each front once, keeping the oldest seen so far";
     lab_support::within(Duration::from_secs(2), stuck, || {
         // Core 0 is idle; every other core holds one step. The oldest waits on the last
-        // core, then on core 1: the fronts in falling order, then in rising order.
-        for falling in [true, false] {
+        // core, then on core 1, then in the middle: the fronts in falling order, in rising
+        // order, and falling over the first half of the cores, rising over the second (an
+        // order in which some ways of cutting the comparisons short still make them all).
+        let half = HUGE / 2;
+        for layout in ["falling", "rising", "falling then rising"] {
             let mut q: Vec<RunQueue> = (0..HUGE)
-                .map(|c| {
-                    if c == 0 {
-                        RunQueue::default()
-                    } else if falling {
-                        build(&[10 * HUGE - c])
-                    } else {
-                        build(&[10 * HUGE + c])
-                    }
+                .map(|c| match layout {
+                    _ if c == 0 => RunQueue::default(),
+                    "falling" => build(&[10 * HUGE - c]),
+                    "rising" => build(&[10 * HUGE + c]),
+                    _ if c <= half => build(&[10 * HUGE - c]),
+                    _ => build(&[10 * HUGE + c]),
                 })
                 .collect();
-            let (oldest, victim) = if falling {
-                (9 * HUGE + 1, HUGE as usize - 1)
-            } else {
-                (10 * HUGE + 1, 1)
+            let (oldest, victim) = match layout {
+                "falling" => (9 * HUGE + 1, HUGE as usize - 1),
+                "rising" => (10 * HUGE + 1, 1),
+                _ => (10 * HUGE - half, half as usize),
             };
             let got = Policy::WorkStealing.pick(0, &mut q).map(|r| r.seq);
             let looks: u64 = q.iter().map(RunQueue::looks).sum();
