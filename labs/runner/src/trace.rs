@@ -9,7 +9,9 @@
 //! - `cargo labs trace NN [TEST]` runs lab NN's tests and prints a test's whole
 //!   timeline, red or green; `--variant solution` (or `wrong/NAME`, `alt/NAME`) traces a
 //!   solution or one of its other answers instead, for instructors and for
-//!   scripts/timelines, which draws the book's diagrams from `--raw` output.
+//!   scripts/timelines, which draws the book's diagrams from `--raw` output. Its
+//!   timelines go under target/labs-runner/traced/ instead, so a trace never touches the
+//!   files `check` or `verify` are reading.
 //!
 //! The file format is lab-support's (labs/support/src/timeline.rs): tab-separated lines.
 
@@ -544,7 +546,9 @@ fn run(
     test: Option<&str>,
     answer: &Answer,
 ) -> Result<Ran, String> {
-    let runner_dir = paths.runner_dir();
+    // Its timelines go to a folder of their own: `cargo labs verify` (which scripts/test
+    // runs beside scripts/timelines) writes and reads the same packages' timelines.
+    let runner_dir = paths.runner_dir().join("traced");
     let solution_dir = paths.solutions.join(&lab.slug);
     let (workspace, package, target) = match answer {
         Answer::Lab => (paths.labs.clone(), lab.package.clone(), None),
