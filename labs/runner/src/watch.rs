@@ -123,7 +123,13 @@ fn start(dir: &Path, tx: mpsc::Sender<Signal>, poll: bool) -> Result<Box<dyn Wat
             Err(e) => eprintln!("file events unavailable ({e}); polling instead"),
         }
     }
-    let config = notify::Config::default().with_poll_interval(Duration::from_secs(1));
+    // notify 8.2's poller keeps each file's modification time in whole seconds, so a save in
+    // the same second as the one before it went unseen (scripts/test's watch test caught
+    // it once builds got fast); comparing contents sees it. (notify-rs/notify#981 keeps
+    // nanoseconds instead, after 8.2.1.)
+    let config = notify::Config::default()
+        .with_poll_interval(Duration::from_secs(1))
+        .with_compare_contents(true);
     let mut w = PollWatcher::new(handler, config).map_err(|e| e.to_string())?;
     w.watch(dir, RecursiveMode::Recursive)
         .map_err(|e| e.to_string())?;
