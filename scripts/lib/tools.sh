@@ -61,13 +61,24 @@ ensure_crate_bin() {
 }
 
 # oha, the server benchmark's open-loop load generator, at the version scripts/benchlib/tpc.py
-# pins. With its default features: it only talks plain HTTP to 127.0.0.1, but 1.16.0 does not
-# build without a TLS feature, and native-tls instead of rustls saved 87 of its 457 CPU-s
-# (measured on 2026-11-26) at the price of two more apt packages (libssl-dev, pkg-config).
+# pins. It only talks plain HTTP to 127.0.0.1, so it is built against Debian's OpenSSL
+# (native-tls, not rustls and aws-lc) and Debian's SQLite (not the copy rusqlite bundles):
+# the same load path, 368 CPU-s to build instead of 496 (measured on 2026-11-26; jemalloc,
+# which oha always builds, is most of the rest). 1.16.0 does not build without a TLS feature.
 ensure_oha() {
   local version
   version=$(sed -n 's/^OHA_VERSION = "\(.*\)"/\1/p' "$ROOT/scripts/benchlib/tpc.py")
-  ensure_crate_bin oha oha "$version"
+  oha --version 2>/dev/null | grep -q "$version" && return
+  ensure_oha_packages || return 1
+  LIBSQLITE3_SYS_USE_PKG_CONFIG=1 \
+    ensure_crate_bin oha oha "$version" --no-default-features --features native-tls
+}
+
+# What oha's build links against (above): pkg-config, and OpenSSL's and SQLite's headers.
+ensure_oha_packages() {
+  ensure_apt pkg-config pkg-config || return 1
+  pkg-config --exists openssl || ensure_apt_package libssl-dev || return 1
+  pkg-config --exists sqlite3 || ensure_apt_package libsqlite3-dev
 }
 
 ensure_mdbook() {
@@ -81,9 +92,11 @@ ensure_mdbook() {
 
 # `apt-get install PACKAGE` unless BIN is on PATH (Debian/Ubuntu; root, or sudo).
 ensure_apt() {
-  local bin=$1 package=$2 sudo=""
-  command -v "$bin" >/dev/null && return
-  command -v apt-get >/dev/null || die "$bin is needed: install $package"
+  command -v "$1" >/dev/null || ensure_apt_package "$2"
+}
+ensure_apt_package() {
+  local package=$1 sudo=""
+  command -v apt-get >/dev/null || die "$package is needed: install it"
   say "installing $package (apt)"
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq >/dev/null
