@@ -48,6 +48,21 @@ enum Job<'a> {
     Variant(&'a Lab, &'static str, PathBuf),
 }
 
+impl Job<'_> {
+    /// The job's name in target/labs-runner/verify-seconds.tsv.
+    fn key(&self) -> String {
+        match self {
+            Job::Starter(lab) => format!("{} starter", lab.slug),
+            Job::Solution(lab) => format!("{} solution", lab.slug),
+            Job::Variant(lab, folder, file) => format!(
+                "{} {folder}/{}",
+                lab.slug,
+                file.file_name().unwrap_or_default().to_string_lossy()
+            ),
+        }
+    }
+}
+
 /// How many target folders verify builds in: one build at a time can run in each (cargo
 /// locks a target folder while it builds), and a build of one small crate keeps about one
 /// core busy. So one lane per core, up to 4 (`LABS_VERIFY_LANES` overrides). Lane 0 is the
@@ -118,12 +133,22 @@ pub fn verify(
             }
         }
     }
+    // Within a lane, the jobs that took longest last time go first (those whose tests
+    // mostly wait, such as a wrong answer that stalls every test until its limit), so the
+    // quick ones fill the time around them instead of one long job ending the run. A job
+    // with no time on record (a fresh target/, a new answer) keeps its place, ahead of them.
+    let last = last_seconds(paths);
+    let cost = |k: usize| last.get(&plan[k].key()).copied().unwrap_or(f64::INFINITY);
+    for queue in &mut queues {
+        queue.sort_by(|&a, &b| cost(b).total_cmp(&cost(a)));
+    }
     let next: Vec<std::sync::atomic::AtomicUsize> = (0..lanes)
         .map(|_| std::sync::atomic::AtomicUsize::new(0))
         .collect();
     let (tx, rx) = std::sync::mpsc::channel();
     let mut rows = Vec::new();
-    std::thread::scope(|scope| -> Result<(), String> {
+    let mut took = Vec::new();
+    let result = std::thread::scope(|scope| -> Result<(), String> {
         for worker in 0..jobs.clamp(1, plan.len().max(1)) {
             let tx = tx.clone();
             let lane = worker % lanes;
@@ -148,6 +173,7 @@ pub fn verify(
         let mut done = std::collections::BTreeMap::new();
         let mut printed = 0;
         for (k, result, seconds) in rx {
+            took.push((plan[k].key(), seconds));
             done.insert(k, (result, seconds));
             while let Some((result, seconds)) = done.remove(&printed) {
                 for mut row in result? {
@@ -168,8 +194,47 @@ pub fn verify(
             }
         }
         Ok(())
-    })?;
+    });
+    save_seconds(paths, last, took);
+    result?;
     Ok(rows)
+}
+
+/// Where verify keeps how long each job took last time: `SECONDS<TAB>JOB` lines.
+fn seconds_file(paths: &Paths) -> PathBuf {
+    paths.runner_dir().join("verify-seconds.tsv")
+}
+
+/// The seconds each job took the last time it ran (none when the file is missing; a line
+/// that does not read is skipped: the file only orders the work).
+fn last_seconds(paths: &Paths) -> std::collections::HashMap<String, f64> {
+    let text = fs::read_to_string(seconds_file(paths)).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| {
+            let (seconds, key) = line.split_once('\t')?;
+            Some((
+                key.to_owned(),
+                seconds.parse().ok().filter(|s: &f64| s.is_finite())?,
+            ))
+        })
+        .collect()
+}
+
+/// Records this run's times beside those of the jobs it did not run (`verify 19` keeps the
+/// other labs' times). Best effort: without the file, verify only loses its ordering.
+fn save_seconds(
+    paths: &Paths,
+    mut seconds: std::collections::HashMap<String, f64>,
+    took: Vec<(String, f64)>,
+) {
+    seconds.extend(took);
+    let mut lines: Vec<String> = seconds
+        .iter()
+        .map(|(key, s)| format!("{s:.1}\t{key}\n"))
+        .collect();
+    lines.sort();
+    let _ = fs::create_dir_all(paths.runner_dir());
+    let _ = fs::write(seconds_file(paths), lines.concat());
 }
 
 /// "19-tpc-server wrong/x.rs is red 41 s, …": the five slowest checks, so that a change
