@@ -137,10 +137,9 @@ pub fn verify(
     // mostly wait, such as a wrong answer that stalls every test until its limit), so the
     // quick ones fill the time around them instead of one long job ending the run. A job
     // with no time on record (a fresh target/, a new answer) keeps its place, ahead of them.
-    let last = last_seconds(paths);
-    let cost = |k: usize| last.get(&plan[k].key()).copied().unwrap_or(f64::INFINITY);
+    let last = last_seconds(&seconds_file(paths));
     for queue in &mut queues {
-        queue.sort_by(|&a, &b| cost(b).total_cmp(&cost(a)));
+        longest_first(queue, |k| last.get(&plan[k].key()).copied());
     }
     let next: Vec<std::sync::atomic::AtomicUsize> = (0..lanes)
         .map(|_| std::sync::atomic::AtomicUsize::new(0))
@@ -195,7 +194,7 @@ pub fn verify(
         }
         Ok(())
     });
-    save_seconds(paths, last, took);
+    save_seconds(&seconds_file(paths), last, took);
     result?;
     Ok(rows)
 }
@@ -205,10 +204,17 @@ fn seconds_file(paths: &Paths) -> PathBuf {
     paths.runner_dir().join("verify-seconds.tsv")
 }
 
+/// Orders a lane's jobs by the seconds they took last time, longest first; a job with no
+/// time on record goes ahead of them, and jobs with the same time keep their order.
+fn longest_first(queue: &mut [usize], last: impl Fn(usize) -> Option<f64>) {
+    let cost = |k: usize| last(k).unwrap_or(f64::INFINITY);
+    queue.sort_by(|&a, &b| cost(b).total_cmp(&cost(a)));
+}
+
 /// The seconds each job took the last time it ran (none when the file is missing; a line
 /// that does not read is skipped: the file only orders the work).
-fn last_seconds(paths: &Paths) -> std::collections::HashMap<String, f64> {
-    let text = fs::read_to_string(seconds_file(paths)).unwrap_or_default();
+fn last_seconds(file: &Path) -> std::collections::HashMap<String, f64> {
+    let text = fs::read_to_string(file).unwrap_or_default();
     text.lines()
         .filter_map(|line| {
             let (seconds, key) = line.split_once('\t')?;
@@ -223,7 +229,7 @@ fn last_seconds(paths: &Paths) -> std::collections::HashMap<String, f64> {
 /// Records this run's times beside those of the jobs it did not run (`verify 19` keeps the
 /// other labs' times). Best effort: without the file, verify only loses its ordering.
 fn save_seconds(
-    paths: &Paths,
+    file: &Path,
     mut seconds: std::collections::HashMap<String, f64>,
     took: Vec<(String, f64)>,
 ) {
@@ -233,8 +239,10 @@ fn save_seconds(
         .map(|(key, s)| format!("{s:.1}\t{key}\n"))
         .collect();
     lines.sort();
-    let _ = fs::create_dir_all(paths.runner_dir());
-    let _ = fs::write(seconds_file(paths), lines.concat());
+    if let Some(dir) = file.parent() {
+        let _ = fs::create_dir_all(dir);
+    }
+    let _ = fs::write(file, lines.concat());
 }
 
 /// "19-tpc-server wrong/x.rs is red 41 s, …": the five slowest checks, so that a change
@@ -1102,6 +1110,41 @@ fn wrong_manifest(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jobs_that_took_longest_last_time_go_first() {
+        let last = |k: usize| [Some(3.0), None, Some(40.0), Some(3.0), Some(0.5)][k];
+        let mut queue = vec![0, 1, 2, 3, 4];
+        longest_first(&mut queue, last);
+        assert_eq!(queue, [1, 2, 0, 3, 4]);
+    }
+
+    #[test]
+    fn times_are_kept_per_job_across_runs() {
+        let dir = std::env::temp_dir().join(format!("verify-seconds-{}", std::process::id()));
+        let file = dir.join("verify-seconds.tsv");
+        let _ = fs::remove_dir_all(&dir);
+        assert!(last_seconds(&file).is_empty());
+        let first = vec![
+            ("19 wrong/a.rs".to_owned(), 61.24),
+            ("19 solution".into(), 9.0),
+        ];
+        save_seconds(&file, last_seconds(&file), first);
+        // A later run of another lab keeps these; a line that does not read is skipped.
+        let mut text = fs::read_to_string(&file).unwrap();
+        text.push_str("not a time\tx\nNaN\ty\n");
+        fs::write(&file, text).unwrap();
+        save_seconds(
+            &file,
+            last_seconds(&file),
+            vec![("19 solution".into(), 7.0)],
+        );
+        let times = last_seconds(&file);
+        assert_eq!(times.len(), 2, "{times:?}");
+        assert_eq!(times["19 wrong/a.rs"], 61.2);
+        assert_eq!(times["19 solution"], 7.0);
+        let _ = fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn splices_an_anchored_region() {
