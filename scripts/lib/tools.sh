@@ -94,6 +94,7 @@ ensure_mdbook() {
 ensure_apt() {
   command -v "$1" >/dev/null || ensure_apt_package "$2"
 }
+# `apt-get install PACKAGE`, for a package with no program to look for (headers, libraries).
 ensure_apt_package() {
   local package=$1 sudo=""
   command -v apt-get >/dev/null || die "$package is needed: install it"
